@@ -1,0 +1,3 @@
+"""purezmq: ZeroMQ in pure Python, with pyzmq's API and libzmq's wire protocol."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,97 @@
+"""The contract between the socket layer and a messaging pattern.
+
+A socket type is a small class that composes routing strategies (lb, fq,
+dist, tries, a routing table) behind the hooks below - libzmq's ``x*``
+methods. The socket layer calls them from the thread that owns the socket,
+never concurrently, so a pattern needs no locks. Patterns never touch
+threads, clocks or OS sockets: they move whole messages between pipes.
+
+Sending is frame by frame, as in libzmq, because that is where libzmq's
+errors happen: a pattern decides on the *first* frame of a message whether
+it can be sent (EAGAIN, EHOSTUNREACH, EFSM) and from then on accepts every
+further frame of that message. Receiving returns whole messages.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from ..errors import InvalidError, NotSupportedError
+from ..pipe import Frame, Msg, Pipe
+
+
+class Pattern:
+    """Base class of the socket types. Subclasses override what they support."""
+
+    #: The ZMTP Socket-Type name, e.g. "DEALER".
+    socket_type: ClassVar[str] = ""
+    #: Pattern-specific options this type accepts, by lower-case libzmq name
+    #: without the ZMQ_ prefix ("router_mandatory", "xpub_verbose", ...).
+    #: The socket layer validates types and forwards these to set_option.
+    options: ClassVar[frozenset[str]] = frozenset()
+    #: True for SUB/XSUB: messages from the application that are subscriptions
+    #: are turned into SUBSCRIBE/CANCEL commands for ZMTP 3.1 peers.
+    sends_subscriptions: ClassVar[bool] = False
+
+    # ----------------------------------------------------------- pipe events
+    def attach_pipe(self, pipe: Pipe, locally_initiated: bool) -> None:
+        """A new peer. `locally_initiated` is True for pipes made by connect()."""
+        raise NotImplementedError
+
+    def pipe_terminated(self, pipe: Pipe) -> None:
+        """The peer is gone: forget the pipe. Messages already queued inbound may
+        still be read until the pipe's DELIMITER (fq drains, then drops it)."""
+        raise NotImplementedError
+
+    def pipe_identified(self, pipe: Pipe) -> None:
+        """The handshake of a pipe attached before it told its identity is done
+        (`pipe.peer_identity`, `pipe.metadata` now set). Default: nothing."""
+
+    def read_activated(self, pipe: Pipe) -> None:
+        """`pipe` has messages again after a read found it empty."""
+
+    def write_activated(self, pipe: Pipe) -> None:
+        """`pipe` accepts messages again after a write found it full."""
+
+    def hiccuped(self, pipe: Pipe) -> None:
+        """`pipe` reconnected to a (possibly new) peer. Default: nothing."""
+
+    # ----------------------------------------------------------- messages
+    def send(self, frame: Frame, more: bool) -> bool:
+        """Send one frame. False means EAGAIN (only ever on a message's first
+        frame, and then nothing was consumed). Raises RoutingError otherwise."""
+        raise NotSupportedError(f"{self.socket_type} sockets cannot send")
+
+    def send_msg(self, frames: Msg) -> bool:
+        """Send a whole message; same outcome rules as `send` on its first frame."""
+        last = len(frames) - 1
+        for i, frame in enumerate(frames):
+            if not self.send(frame, i < last):
+                return False
+        return True
+
+    def recv(self) -> Msg | None:
+        """The next whole message for the application, or None (EAGAIN)."""
+        raise NotSupportedError(f"{self.socket_type} sockets cannot receive")
+
+    def has_in(self) -> bool:
+        """Could `recv` return a message now? (POLLIN)"""
+        return False
+
+    def has_out(self) -> bool:
+        """Could `send` accept a message's first frame now? (POLLOUT)"""
+        return False
+
+    @property
+    def last_pipe(self) -> Pipe | None:
+        """The pipe the last message returned by `recv` came from (metadata)."""
+        return None
+
+    # ----------------------------------------------------------- options
+    def set_option(self, name: str, value: Any) -> None:
+        """Set a pattern option from `options` (already type-checked)."""
+        raise InvalidError(f"option {name} is not valid for {self.socket_type} sockets")
+
+    def get_option(self, name: str) -> Any:
+        """Read a pattern option from `options`."""
+        raise InvalidError(f"option {name} is not valid for {self.socket_type} sockets")

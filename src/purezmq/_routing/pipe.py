@@ -1,0 +1,334 @@
+"""Pipes: the bounded queues between a socket and each of its peers.
+
+A connection between a socket and one peer is a *pipe pair*: two `Pipe`
+endpoints that share two queues, one per direction. One endpoint belongs to
+the socket; the other belongs to whatever sits at the far end - a session
+(tcp, ipc) or, for inproc, the peer socket itself. This is libzmq's `pipe_t`.
+
+Threads. The two endpoints are used by different threads (the application
+thread that owns the socket, the I/O thread, another application thread for
+inproc). Each queue has exactly one writer and one reader. They coordinate
+through `collections.deque`, whose `append`/`popleft`/`len` are atomic, and
+through two flags per queue. Nobody is woken per message: a reader is told
+only when a queue it found empty receives something (``read_activated``),
+and a writer only when a queue it found full drains to the low-water mark
+(``write_activated``). Each side re-checks after lowering its flag, so a
+wake-up is never lost; a wake-up may occasionally be duplicated, which the
+owners tolerate (activation is idempotent).
+
+Messages. An item is a whole message: a list of frames (bytes-like
+objects). Multipart atomicity therefore comes for free: a reader never sees
+half a message. The high-water mark counts messages, as in libzmq.
+
+Termination. Closing one side appends the ``DELIMITER`` sentinel to its
+outgoing queue and tells the other side's owner (``pipe_closed``). The other
+side stops writing at once, but still reads every message sent before the
+close (that is what makes LINGER and "deliver what was already received"
+work) and finds the pipe finished when it reaches the DELIMITER.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from typing import Any, Protocol
+
+#: A frame is any bytes-like object; a message is a list of frames.
+Frame = Any
+Msg = list[Any]
+
+
+class _Delimiter:
+    """Sentinel that ends a pipe's queue (libzmq's delimiter message)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "DELIMITER"
+
+
+DELIMITER: Any = _Delimiter()
+
+
+class PipeOwner(Protocol):
+    """What a pipe tells the object at its end. Called from the *peer's* thread.
+
+    Implementations must be thread-safe: they usually enqueue a command for
+    their own thread and wake it. Activation calls may be duplicated.
+    """
+
+    def read_activated(self, pipe: Pipe) -> None:
+        """`pipe`'s inbound queue went from empty to non-empty while we slept on it."""
+
+    def write_activated(self, pipe: Pipe) -> None:
+        """`pipe`'s outbound queue drained to the low-water mark after we found it full."""
+
+    def pipe_closed(self, pipe: Pipe) -> None:
+        """The peer closed its side of `pipe`: no more writes will succeed, and a
+        DELIMITER ends the inbound queue after the messages still to be read."""
+
+    def hiccuped(self, pipe: Pipe) -> None:
+        """The peer reconnected under the same pipe (SUB resends subscriptions)."""
+
+
+def lwm_for(hwm: int) -> int:
+    """Low-water mark for a high-water mark, as libzmq computes it."""
+    return (hwm + 1) // 2 if hwm > 0 else 0
+
+
+class Pipe:
+    """One endpoint of a pipe pair: reads its inbound queue, writes its outbound one."""
+
+    __slots__ = (
+        "__weakref__",
+        "_in",
+        "_in_active",
+        "_lwm",
+        "_out",
+        "_out_active",
+        "_out_hwm",
+        "_owner",
+        "_pending",
+        "conflate",
+        "in_closed",
+        "metadata",
+        "out_closed",
+        "peer",
+        "peer_identity",
+        "refill",
+        "routing_id",
+        "user",
+    )
+
+    def __init__(self, owner: PipeOwner | None, inbound: deque[Any], outbound: deque[Any]) -> None:
+        self._owner = owner
+        self._in = inbound
+        self._out = outbound
+        # Lowered by the reader when it finds `_in` empty; the peer's writer raises
+        # it again (and notifies us) when it appends.
+        self._in_active = True
+        # Lowered by us when `_out` is full; the peer's reader raises it at the LWM.
+        self._out_active = True
+        self._out_hwm = 0
+        self._lwm = 0  # low-water mark of *our inbound* queue (peer's out HWM)
+        self._pending: Msg | None = None
+        self.peer: Pipe = self  # replaced by pipepair()
+        #: Keep only the newest message (CONFLATE): set on the *reading* endpoint.
+        self.conflate = False
+        #: We read the DELIMITER: the peer has closed its side.
+        self.in_closed = False
+        #: We appended our DELIMITER: no more writes.
+        self.out_closed = False
+        #: Called by `read` when the inbound queue is empty, before giving up: lets
+        #: a session parse bytes it already holds (lazy decoding on the reader's
+        #: thread). Must append to our inbound queue only.
+        self.refill: Callable[[], None] | None = None
+        #: Connection properties for Frame.get(): Socket-Type, Identity, Peer-Address...
+        self.metadata: dict[str, str] = {}
+        #: The Identity the peer announced in its handshake (b"" if none or not yet known).
+        self.peer_identity: bytes = b""
+        #: The routing id a ROUTER knows this peer by. Preset by the socket for
+        #: CONNECT_ROUTING_ID; otherwise assigned by the ROUTER itself.
+        self.routing_id: bytes = b""
+        #: Free slot for the owner (a session, a pattern's bookkeeping).
+        self.user: Any = None
+
+    def __repr__(self) -> str:
+        return f"<Pipe in={len(self._in)} out={len(self._out)} rid={self.routing_id!r}>"
+
+    # ----------------------------------------------------------------- owner
+    @property
+    def owner(self) -> PipeOwner | None:
+        return self._owner
+
+    def set_owner(self, owner: PipeOwner | None) -> None:
+        """Hand this endpoint to another object (e.g. a session that takes over)."""
+        self._owner = owner
+
+    # ----------------------------------------------------------------- hwm
+    def set_hwms(self, out_hwm: int, in_hwm: int) -> None:
+        """Set the outbound HWM we enforce and the inbound HWM the peer enforces.
+
+        0 means unbounded. The inbound value is only used for our low-water
+        mark: when we drain to it we wake a peer that found the queue full.
+        """
+        self._out_hwm = out_hwm
+        self._lwm = lwm_for(in_hwm)
+        self.peer._lwm = lwm_for(out_hwm)
+        self.peer._out_hwm = in_hwm
+
+    @property
+    def out_hwm(self) -> int:
+        return self._out_hwm
+
+    # ----------------------------------------------------------------- writing
+    def check_write(self) -> bool:
+        """Could a new message be written now? Marks us as waiting if not."""
+        if self.out_closed or self.peer.out_closed:
+            return False
+        hwm = self._out_hwm
+        if hwm and len(self._out) >= hwm:
+            self._out_active = False
+            # Re-check: the reader may have drained between the test and the flag.
+            if len(self._out) >= hwm:
+                return False
+            self._out_active = True
+        return True
+
+    def write(self, msg: Msg) -> bool:
+        """Append a whole message unless the queue is at its HWM. Returns success."""
+        hwm = self._out_hwm
+        out = self._out
+        if hwm and len(out) >= hwm and not self.check_write():
+            return False
+        if self.out_closed or self.peer.out_closed:
+            return False
+        out.append(msg)
+        peer = self.peer
+        if not peer._in_active:
+            peer._in_active = True
+            owner = peer._owner
+            if owner is not None:
+                owner.read_activated(peer)
+        return True
+
+    def force_write(self, msg: Msg) -> None:
+        """Append regardless of the HWM (subscriptions, commands that must not drop)."""
+        if self.out_closed:
+            return
+        self._out.append(msg)
+        peer = self.peer
+        if not peer._in_active:
+            peer._in_active = True
+            owner = peer._owner
+            if owner is not None:
+                owner.read_activated(peer)
+
+    def write_frame(self, frame: Frame, more: bool) -> None:
+        """Add one frame of a message whose first frame passed `check_write`.
+
+        Frames collect in a pending list and the message becomes visible to
+        the reader, whole, with its last frame (libzmq's "flush").
+        """
+        pending = self._pending
+        if pending is None:
+            pending = self._pending = []
+        pending.append(frame)
+        if not more:
+            self._pending = None
+            self.force_write(pending)
+
+    def rollback(self) -> None:
+        """Forget a partly written message (the socket dropped it)."""
+        self._pending = None
+
+    @property
+    def writing_message(self) -> bool:
+        """True between the first and the last frame of a message."""
+        return self._pending is not None
+
+    # ----------------------------------------------------------------- reading
+    def read(self) -> Msg | None:
+        """Pop the next message, or None if there is none (we then sleep on it)."""
+        q = self._in
+        if not q:
+            refill = self.refill
+            if refill is not None:
+                refill()
+            if not q:
+                self._in_active = False
+                if not q:
+                    return None
+                self._in_active = True
+        if self.conflate:
+            while len(q) > 1 and q[1] is not DELIMITER:
+                q.popleft()
+        msg = q.popleft()
+        if msg is DELIMITER:
+            self.in_closed = True
+            self._in_active = True
+            return None
+        peer = self.peer
+        if not peer._out_active and len(q) <= self._lwm:
+            peer._out_active = True
+            owner = peer._owner
+            if owner is not None:
+                owner.write_activated(peer)
+        return msg
+
+    def check_read(self) -> bool:
+        """Is a message waiting (without consuming it)? Marks us as waiting if not."""
+        q = self._in
+        if not q:
+            refill = self.refill
+            if refill is not None:
+                refill()
+            if not q:
+                self._in_active = False
+                if not q:
+                    return False
+                self._in_active = True
+        if q[0] is DELIMITER:
+            q.popleft()
+            self.in_closed = True
+            return False
+        return True
+
+    def drain_inbound(self) -> int:
+        """Drop every queued inbound message (pipe teardown). Returns how many."""
+        n = 0
+        q = self._in
+        while q:
+            if q.popleft() is not DELIMITER:
+                n += 1
+            else:
+                self.in_closed = True
+        return n
+
+    # ----------------------------------------------------------------- state
+    @property
+    def inbound_size(self) -> int:
+        return len(self._in)
+
+    @property
+    def outbound_size(self) -> int:
+        return len(self._out)
+
+    def close(self) -> None:
+        """Stop writing: the peer reads what we sent, then sees the pipe end."""
+        if not self.out_closed:
+            self._pending = None
+            self.out_closed = True
+            self._out.append(DELIMITER)
+            peer = self.peer
+            peer._in_active = True
+            owner = peer._owner
+            if owner is not None:
+                owner.pipe_closed(peer)
+
+    @property
+    def peer_closed(self) -> bool:
+        """The peer closed its side (its DELIMITER is queued or already read)."""
+        return self.peer.out_closed
+
+    def hiccup(self) -> None:
+        """Tell the peer's owner we reconnected (see `PipeOwner.hiccuped`)."""
+        owner = self.peer._owner
+        if owner is not None:
+            owner.hiccuped(self.peer)
+
+    @property
+    def finished(self) -> bool:
+        """Both directions are over: we closed ours and read the peer's DELIMITER."""
+        return self.out_closed and self.in_closed
+
+
+def pipepair(owner_a: PipeOwner | None, owner_b: PipeOwner | None) -> tuple[Pipe, Pipe]:
+    """Create two connected endpoints; `a`'s outbound queue is `b`'s inbound one."""
+    a_to_b: deque[Any] = deque()
+    b_to_a: deque[Any] = deque()
+    a = Pipe(owner_a, inbound=b_to_a, outbound=a_to_b)
+    b = Pipe(owner_b, inbound=a_to_b, outbound=b_to_a)
+    a.peer = b
+    b.peer = a
+    return a, b
