@@ -1,0 +1,1 @@
+"""Tests of purezmq's public vocabulary: constants, errors, versions, options."""
