@@ -204,6 +204,15 @@ class Pipe:
             if owner is not None:
                 owner.read_activated(peer)
 
+    def extend_outbound(self, msgs: list[Msg]) -> None:
+        """Append many messages at once, without waking the reader.
+
+        For the lazy-parsing path only: the *reader's* thread calls this from
+        its own `refill` hook, so the reader is awake by definition, and the
+        caller already limited `msgs` to the room below the HWM.
+        """
+        self._out.extend(msgs)
+
     def write_frame(self, frame: Frame, more: bool) -> None:
         """Add one frame of a message whose first frame passed `check_write`.
 
@@ -237,13 +246,18 @@ class Pipe:
                 refill()
             if not q:
                 self._in_active = False
+                # Refill again *after* lowering the flag: bytes a session took in
+                # meanwhile are either parsed now or the session sees us asleep
+                # and wakes us. (A deque re-check alone would miss unparsed bytes.)
+                if refill is not None:
+                    refill()
                 if not q:
                     return None
                 self._in_active = True
         if self.conflate:
             while len(q) > 1 and q[1] is not DELIMITER:
                 q.popleft()
-        msg = q.popleft()
+        msg: Msg = q.popleft()
         if msg is DELIMITER:
             self.in_closed = True
             self._in_active = True
@@ -265,6 +279,8 @@ class Pipe:
                 refill()
             if not q:
                 self._in_active = False
+                if refill is not None:
+                    refill()  # see read()
                 if not q:
                     return False
                 self._in_active = True
@@ -273,6 +289,29 @@ class Pipe:
             self.in_closed = True
             return False
         return True
+
+    def peek_inbound(self) -> Any:
+        """The next inbound item without removing it (None if empty)."""
+        q = self._in
+        return q[0] if q else None
+
+    @property
+    def reader_asleep(self) -> bool:
+        """The peer found its inbound queue (our outbound) empty and waits on it."""
+        return not self.peer._in_active
+
+    def notify_reader(self) -> None:
+        """Wake the peer if it sleeps on this pipe, though we wrote nothing yet.
+
+        A session calls this when bytes arrived that the reader's `refill`
+        will parse: the reader must come and look.
+        """
+        peer = self.peer
+        if not peer._in_active:
+            peer._in_active = True
+            owner = peer._owner
+            if owner is not None:
+                owner.read_activated(peer)
 
     def drain_inbound(self) -> int:
         """Drop every queued inbound message (pipe teardown). Returns how many."""

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from ..errors import InvalidError, NotSupportedError
-from ..pipe import Frame, Msg, Pipe
+from purezmq._routing.errors import InvalidError, NotSupportedError
+from purezmq._routing.pipe import Frame, Msg, Pipe
 
 
 class Pattern:
@@ -45,7 +45,14 @@ class Pattern:
 
     def pipe_identified(self, pipe: Pipe) -> None:
         """The handshake of a pipe attached before it told its identity is done
-        (`pipe.peer_identity`, `pipe.metadata` now set). Default: nothing."""
+        (`pipe.peer_identity`, `pipe.metadata` now set). Default: nothing.
+
+        ROUTER and REP treat pipes attached with ``locally_initiated=True``
+        (and no preset ``pipe.routing_id``) as anonymous - neither read nor
+        routable - until this is called; pipes from bind() are identified at
+        attach, since a session attaches them after the handshake. Calling it
+        again for an identified pipe (e.g. after a reconnection) is harmless:
+        the first routing id is kept, as libzmq does."""
 
     def read_activated(self, pipe: Pipe) -> None:
         """`pipe` has messages again after a read found it empty."""
@@ -63,15 +70,19 @@ class Pattern:
         raise NotSupportedError(f"{self.socket_type} sockets cannot send")
 
     def send_msg(self, frames: Msg) -> bool:
-        """Send a whole message; same outcome rules as `send` on its first frame."""
+        """Send a whole message; same outcome rules as `send` on its first frame.
+
+        Ownership: when this returns True the pattern may have kept `frames`
+        itself (it becomes the message in a pipe, possibly with envelope
+        frames added or removed), so the caller must pass a list it will not
+        use again. On False (EAGAIN) or an exception, `frames` is unchanged.
+        """
         last = len(frames) - 1
-        for i, frame in enumerate(frames):
-            if not self.send(frame, i < last):
-                return False
-        return True
+        return all(self.send(frame, i < last) for i, frame in enumerate(frames))
 
     def recv(self) -> Msg | None:
-        """The next whole message for the application, or None (EAGAIN)."""
+        """The next whole message for the application, or None (EAGAIN).
+        The list belongs to the caller."""
         raise NotSupportedError(f"{self.socket_type} sockets cannot receive")
 
     def has_in(self) -> bool:

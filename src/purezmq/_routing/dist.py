@@ -1,0 +1,187 @@
+"""Distributor: fan-out of whole messages to all pipes or to a matching subset.
+
+This is libzmq's ``dist_t`` (src/dist.cpp), used by PUB/XPUB (to the pipes
+whose subscriptions match) and by SUB/XSUB (subscriptions to every upstream
+pipe). RFC 29: a publisher "SHALL silently drop the message" for a
+subscriber whose queue is full.
+
+Invariants:
+
+- A message goes whole to every *eligible* target, or not at all to a given
+  target. The set of targets is fixed on the first frame; frames of a
+  multipart message are gathered and written with the last one, so a pipe
+  attached in the middle of a message does not receive its tail (libzmq keeps
+  such a pipe "eligible but not active" until the message ends).
+- A target that cannot take the message (at its HWM) loses that message and
+  becomes *inactive*: it receives nothing until ``activated`` (the pipe's
+  ``write_activated``, raised when its reader drained to the low-water mark),
+  even if room appeared earlier - libzmq's behaviour, which avoids flapping
+  between drop and deliver on every message of a burst.
+- ``check_hwm`` (XPUB_NODROP) asks, before anything is written, whether all
+  given targets have room, so a send can be refused whole (EAGAIN).
+
+Each target gets its own list object: readers (an inproc peer socket) may
+keep or change the list they receive, so lists are never shared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+
+from .pipe import Frame, Msg, Pipe
+
+
+class Distributor:
+    """Fan-out of whole messages (libzmq ``dist_t``)."""
+
+    __slots__ = ("_eligible", "_frames", "_inactive", "_pipes", "_targets", "more")
+
+    def __init__(self) -> None:
+        self._pipes: set[Pipe] = set()
+        #: Attached pipes that are not inactive, in attach order.
+        self._eligible: list[Pipe] = []
+        self._inactive: set[Pipe] = set()
+        #: True between the first and the last frame of a message (read-only).
+        self.more = False
+        self._targets: list[Pipe] = []
+        self._frames: Msg = []
+
+    # ------------------------------------------------------------- pipe set
+    def attach(self, pipe: Pipe) -> None:
+        if pipe in self._pipes:
+            return
+        self._pipes.add(pipe)
+        self._eligible.append(pipe)
+
+    def activated(self, pipe: Pipe) -> None:
+        """A pipe that dropped a message accepts messages again. Idempotent."""
+        inactive = self._inactive
+        if pipe in inactive:
+            inactive.discard(pipe)
+            self._eligible.append(pipe)
+
+    def terminated(self, pipe: Pipe) -> None:
+        """Forget `pipe` (also as a target of the message in progress)."""
+        if pipe not in self._pipes:
+            return
+        self._pipes.discard(pipe)
+        if pipe in self._inactive:
+            self._inactive.discard(pipe)
+        else:
+            self._eligible.remove(pipe)
+        if self.more and pipe in self._targets:
+            self._targets.remove(pipe)
+
+    def has_pipe(self, pipe: Pipe) -> bool:
+        return pipe in self._pipes
+
+    __contains__ = has_pipe
+
+    def __len__(self) -> int:
+        return len(self._pipes)
+
+    @property
+    def eligible(self) -> list[Pipe]:
+        """The pipes that currently receive messages (do not modify)."""
+        return self._eligible
+
+    def has_out(self) -> bool:
+        """Always True: a distributor drops rather than blocks (``dist_t::has_out``)."""
+        return True
+
+    def _deactivate(self, failed: Iterable[Pipe]) -> None:
+        for pipe in failed:
+            if pipe in self._pipes and pipe not in self._inactive:
+                self._inactive.add(pipe)
+                self._eligible.remove(pipe)
+
+    # ------------------------------------------------------------- sending
+    def check_hwm(self, pipes: Iterable[Pipe]) -> bool:
+        """Do all eligible `pipes` have room for a message? (XPUB_NODROP)
+
+        A closed pipe does not count as full: it is about to be terminated and
+        would only swallow the message (libzmq checks the HWM alone).
+        """
+        inactive = self._inactive
+        for pipe in pipes:
+            if inactive and pipe in inactive:
+                continue
+            if not pipe.check_write() and not (pipe.out_closed or pipe.peer_closed):
+                return False
+        return True
+
+    def send_to_all(self, frame: Frame, more: bool) -> None:
+        """Send one frame of a message to every eligible pipe."""
+        self.send_to(self._eligible, frame, more)
+
+    def send_to(self, pipes: Collection[Pipe], frame: Frame, more: bool) -> None:
+        """Send one frame of a message to `pipes` (chosen on its first frame).
+
+        Inactive pipes in `pipes` are skipped; pipes found full are deactivated.
+        For later frames of a multipart message `pipes` is ignored.
+        """
+        if self.more:
+            self._frames.append(frame)
+            if not more:
+                self._flush()
+            return
+        inactive = self._inactive
+        failed: list[Pipe] | None = None
+        if not more:  # single-frame message: the common case, inlined
+            for pipe in pipes:
+                if inactive and pipe in inactive:
+                    continue
+                if not pipe.write([frame]):
+                    if failed is None:
+                        failed = [pipe]
+                    else:
+                        failed.append(pipe)
+            if failed is not None:
+                self._deactivate(failed)
+            return
+        targets: list[Pipe] = []
+        for pipe in pipes:
+            if inactive and pipe in inactive:
+                continue
+            if pipe.check_write():
+                targets.append(pipe)
+            elif failed is None:
+                failed = [pipe]
+            else:
+                failed.append(pipe)
+        if failed is not None:
+            self._deactivate(failed)
+        self._targets = targets
+        self._frames = [frame]
+        self.more = True
+
+    def send_msg_to(self, pipes: Collection[Pipe], msg: Msg) -> None:
+        """Send a whole message to `pipes`. The first target gets `msg` itself."""
+        inactive = self._inactive
+        failed: list[Pipe] | None = None
+        item: Msg | None = msg
+        for pipe in pipes:
+            if inactive and pipe in inactive:
+                continue
+            if item is None:
+                item = msg.copy()
+            if pipe.write(item):
+                item = None
+            elif failed is None:
+                failed = [pipe]
+            else:
+                failed.append(pipe)
+        if failed is not None:
+            self._deactivate(failed)
+
+    def _flush(self) -> None:
+        """Last frame of a multipart message: hand it to every target chosen."""
+        frames = self._frames
+        targets = self._targets
+        self.more = False
+        self._frames = []
+        self._targets = []
+        first = True
+        for pipe in targets:
+            pipe.force_write(frames if first else frames.copy())
+            first = False
