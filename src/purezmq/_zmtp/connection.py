@@ -1,0 +1,454 @@
+"""`ZMTPConnection`: one ZMTP 3.x connection from greeting to close, no I/O.
+
+The driver (thread or asyncio) moves bytes, the session moves messages; this
+object only transforms one into the other and keeps the protocol's clocks
+as arithmetic on the `now` it is given. Everything is pull-based: no
+callbacks into the caller.
+
+Life of a connection:
+
+- construction queues the first 11 greeting bytes (``data_to_send()``);
+- ``buffer_updated`` / ``receive_data`` feed bytes; the greeting and the
+  mechanism handshake are processed at once (replies queued for sending);
+- once ``handshake_done``, input is only stored; ``pull(n)`` parses up to n
+  messages on the caller's thread, answering commands met on the way;
+- ``send_messages`` encodes; ``data_to_send`` hands over chunks for one
+  ``sendmsg`` (small frames joined, big frames by reference);
+- ``next_deadline`` / ``on_timer(now)`` drive HANDSHAKE_IVL and heartbeats.
+
+Failure: any method that meets bad input or a passed deadline raises
+`ProtocolError` and the connection is dead; later calls raise the same
+error again (``close_reason`` holds it). ``data_to_send()`` keeps working so
+an ERROR command queued for the peer can still be flushed before closing.
+If ``pull`` meets the error after decoding some messages, it returns those
+first and raises on the next call, so nothing received intact is lost.
+
+Not thread-safe: the session serialises calls (see docs/design.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from . import commands
+from .decoder import FrameDecoder
+from .errors import ZMTP_UNEXPECTED_COMMAND, ProtocolError, timeout_error
+from .frames import FLAG_COMMAND, FLAG_MORE, Buffer, FrameEncoder
+from .greeting import (
+    GREETING_PREFIX,
+    GREETING_SIZE,
+    PREFIX_SIZE,
+    check_signature,
+    greeting_rest,
+    parse_greeting,
+)
+from .heartbeat import SAME_AS_IVL, Heartbeat
+from .mechanisms.base import Mechanism, MechanismStatus
+from .metadata import PROPERTY_IDENTITY, PROPERTY_SOCKET_TYPE, Metadata
+from .socktypes import PUBLISHERS, SUBSCRIBERS, is_known
+
+_SUBSCRIBE_MSG = 0x01
+_CANCEL_MSG = 0x00
+
+
+def _first_byte(frame: Buffer) -> int:
+    """First byte of a frame, -1 when empty (any buffer type)."""
+    view = memoryview(frame)
+    if view.nbytes == 0:
+        return -1
+    return view.cast("B")[0] if view.format != "B" or view.ndim != 1 else view[0]
+
+
+class ZMTPConnection:
+    """One ZMTP connection; see the module docstring for the protocol."""
+
+    __slots__ = (
+        "_decoder",
+        "_early",
+        "_encoder",
+        "_error",
+        "_heartbeat",
+        "_hs_deadline",
+        "_last_rx",
+        "_publisher",
+        "_state",
+        "_sub_commands",
+        "_tcur",
+        "_transform",
+        "_zap_out",
+        "handshake_done",
+        "mechanism",
+        "peer_identity",
+        "peer_major",
+        "peer_metadata",
+        "peer_minor",
+        "peer_socket_type",
+        "socket_type",
+    )
+
+    def __init__(
+        self,
+        *,
+        socket_type: str,
+        mechanism: Mechanism,
+        now: float,
+        handshake_ivl: float = 30.0,
+        heartbeat_ivl: float = 0.0,
+        heartbeat_ttl: float = 0.0,
+        heartbeat_timeout: float = SAME_AS_IVL,
+        max_msg_size: int = -1,
+        buffer_size: int = 256 * 1024,
+        check_socket_type: bool = True,
+    ) -> None:
+        """
+        Args:
+            socket_type: our type, e.g. "DEALER" (READY's Socket-Type).
+            mechanism: a fresh mechanism for this connection.
+            now: the caller's clock (seconds); every later `now` uses it too.
+            handshake_ivl: seconds to finish greeting+handshake, 0 = no limit.
+            heartbeat_ivl: seconds between our PINGs, 0 = none.
+            heartbeat_ttl: TTL announced in our PINGs (seconds).
+            heartbeat_timeout: seconds without traffic after a PING before the
+                connection is dead; -1 = heartbeat_ivl (libzmq default).
+            max_msg_size: largest frame accepted (libzmq checks per frame),
+                -1 = unlimited.
+            buffer_size: receive ring size it may grow to without pressure.
+            check_socket_type: refuse peers whose Socket-Type is incompatible.
+
+        Raises:
+            ValueError: `socket_type` is not a ZeroMQ socket type name.
+        """
+        if not is_known(socket_type):
+            raise ValueError(f"unknown socket type {socket_type!r}")
+        self.socket_type = socket_type
+        self.mechanism = mechanism
+        mechanism.configure(socket_type=socket_type, check_socket_type=check_socket_type)
+        self._decoder = FrameDecoder(buffer_size=buffer_size, max_msg_size=max_msg_size)
+        self._encoder = FrameEncoder()
+        self._encoder.add_raw(GREETING_PREFIX)
+        self._state = "greeting"
+        self._hs_deadline = now + handshake_ivl if handshake_ivl > 0 else None
+        self._heartbeat = Heartbeat(ivl=heartbeat_ivl, ttl=heartbeat_ttl, timeout=heartbeat_timeout)
+        self._last_rx = now
+        self._error: ProtocolError | None = None
+        self._early: list[Sequence[Buffer]] = []  # sent before the handshake ended
+        self._zap_out: list[bytes] | None = None
+        self._publisher = socket_type in PUBLISHERS
+        self._sub_commands = False
+        self._transform = False
+        self._tcur: list[bytes] = []  # partial message (transforming mechanisms)
+        #: True once both sides completed the mechanism handshake.
+        self.handshake_done = False
+        #: the peer's Socket-Type ("" if it sent none).
+        self.peer_socket_type = ""
+        #: the peer's Identity property (b"" if it sent none).
+        self.peer_identity = b""
+        #: every ZMTP property the peer sent; case-insensitive look-ups.
+        self.peer_metadata = Metadata()
+        #: the peer's greeting version (-1 until its greeting arrived).
+        self.peer_major = -1
+        self.peer_minor = -1
+
+    # ------------------------------------------------------------ state
+    @property
+    def state(self) -> str:
+        """ "greeting", "handshake", "ready" or "closed" (after an error)."""
+        return "closed" if self._error is not None else self._state
+
+    @property
+    def close_reason(self) -> ProtocolError | None:
+        """The error that ended the connection, or None while it lives."""
+        return self._error
+
+    @property
+    def has_pending_input(self) -> bool:
+        """Received bytes not parsed yet (possibly only part of a frame)."""
+        return self._decoder.has_pending
+
+    @property
+    def unparsed_bytes(self) -> int:
+        """Bytes received and not parsed yet: the driver's back-pressure gauge."""
+        return self._decoder.buffered
+
+    @property
+    def has_output(self) -> bool:
+        return bool(self._encoder)
+
+    def _raise_if_failed(self) -> None:
+        if self._error is not None:
+            raise self._error
+
+    def _failed(self, error: ProtocolError) -> ProtocolError:
+        """Record `error` as the end of this connection and return it."""
+        if self._error is None:
+            error.during_handshake = not self.handshake_done
+            self._error = error
+        return self._error
+
+    # ------------------------------------------------------------ input
+    def get_buffer(self, sizehint: int = -1) -> memoryview:
+        """A writable, non-empty view for ``recv_into``; valid until the
+        next `buffer_updated` (which releases big-frame views)."""
+        return self._decoder.get_buffer(sizehint)
+
+    def buffer_updated(self, nbytes: int, now: float) -> None:
+        """`nbytes` were written into the last `get_buffer` view at `now`."""
+        self._raise_if_failed()
+        if nbytes <= 0:
+            return
+        self._decoder.buffer_updated(nbytes)
+        self._last_rx = now
+        self._heartbeat.traffic()
+        if not self.handshake_done:
+            try:
+                self._advance_handshake(now)
+            except ProtocolError as exc:
+                self._drain_mechanism()
+                raise self._failed(exc) from None
+
+    def receive_data(self, data: Buffer, now: float) -> None:
+        """Feed bytes that were read elsewhere (copies them into the buffer)."""
+        view = memoryview(data).cast("B")
+        offset, total = 0, view.nbytes
+        while offset < total:
+            space = self.get_buffer(total - offset)
+            count = min(len(space), total - offset)
+            space[:count] = view[offset : offset + count]
+            self.buffer_updated(count, now)
+            offset += count
+
+    # -------------------------------------------------------- handshake
+    def _advance_handshake(self, now: float) -> None:
+        decoder = self._decoder
+        if self._state == "greeting" and not self._read_greeting():
+            return
+        mechanism = self.mechanism
+        while self._state == "handshake" and mechanism.wants_input():
+            frame = decoder.next_frame()
+            if frame is None:
+                return
+            flags, body = frame
+            if not flags & FLAG_COMMAND:
+                raise ProtocolError(
+                    "message frame before the handshake completed", code=ZMTP_UNEXPECTED_COMMAND
+                )
+            mechanism.process_handshake_command(body)
+            self._after_mechanism(now)
+
+    def _read_greeting(self) -> bool:
+        """Handle the peer's greeting bytes; True once all 64 were read."""
+        decoder = self._decoder
+        if self.peer_major < 0:
+            head = decoder.peek_raw(PREFIX_SIZE)
+            check_signature(head)
+            if len(head) < PREFIX_SIZE:
+                return False
+            self.peer_major = head[10]
+            mechanism = self.mechanism
+            self._encoder.add_raw(greeting_rest(mechanism.name, mechanism.as_server))
+        raw = decoder.take_raw(GREETING_SIZE)
+        if raw is None:
+            return False
+        peer = parse_greeting(raw, self.mechanism.name)
+        self.peer_minor = peer.minor
+        decoder.start_framing()
+        self._state = "handshake"
+        self.mechanism.start(peer)
+        self._drain_mechanism()
+        return True
+
+    def _drain_mechanism(self) -> None:
+        """Queue the mechanism's pending commands and ZAP request."""
+        mechanism = self.mechanism
+        body = mechanism.next_handshake_command()
+        while body is not None:
+            self._encoder.add_command(body)
+            body = mechanism.next_handshake_command()
+        request = mechanism.zap_request()
+        if request is not None:
+            self._zap_out = request
+
+    def _after_mechanism(self, now: float) -> None:
+        self._drain_mechanism()
+        status = self.mechanism.status
+        if status is MechanismStatus.READY:
+            self._handshake_complete(now)
+        elif status is MechanismStatus.ERROR:
+            raise ProtocolError("security handshake failed")
+
+    def _handshake_complete(self, now: float) -> None:
+        mechanism = self.mechanism
+        self.handshake_done = True
+        self._state = "ready"
+        self._hs_deadline = None
+        metadata = mechanism.peer_metadata
+        self.peer_metadata = metadata
+        self.peer_socket_type = (metadata.get(PROPERTY_SOCKET_TYPE) or b"").decode("latin-1")
+        self.peer_identity = metadata.get(PROPERTY_IDENTITY) or b""
+        # libzmq 4.3.3+: SUBSCRIBE/CANCEL as commands only to ZMTP 3.1+ peers.
+        speaks_31 = self.peer_major > 3 or self.peer_minor >= 1
+        self._sub_commands = self.socket_type in SUBSCRIBERS and speaks_31
+        self._transform = mechanism.transforms_frames
+        self._heartbeat.start(now)
+        if self._early:
+            early, self._early = self._early, []
+            self.send_messages(early)
+
+    def zap_request(self) -> list[bytes] | None:
+        """Frames of a ZAP request the mechanism wants sent (returned once)."""
+        request, self._zap_out = self._zap_out, None
+        return request
+
+    def zap_reply(self, frames: Sequence[bytes], now: float) -> None:
+        """Hand the ZAP handler's reply to the mechanism and carry on."""
+        self._raise_if_failed()
+        try:
+            self.mechanism.zap_reply(frames)
+            self._after_mechanism(now)
+            if not self.handshake_done:
+                self._advance_handshake(now)
+        except ProtocolError as exc:
+            self._drain_mechanism()
+            raise self._failed(exc) from None
+
+    # ------------------------------------------------------------ data in
+    def pull(self, max_msgs: int) -> list[list[bytes]]:
+        """Up to `max_msgs` complete messages parsed from buffered bytes.
+
+        Commands met on the way are handled: PING is answered with PONG,
+        SUBSCRIBE/CANCEL become ``[b"\\x01" + topic]`` / ``[b"\\x00" + topic]``
+        messages for PUB/XPUB (ignored otherwise), ERROR ends the
+        connection, others are ignored as libzmq does.
+        """
+        self._raise_if_failed()
+        out: list[list[bytes]] = []
+        if not self.handshake_done or max_msgs <= 0:
+            return out
+        try:
+            if self._transform:
+                self._pull_transformed(out, max_msgs)
+                return out
+            decoder = self._decoder
+            while len(out) < max_msgs:
+                body = decoder.decode(out, max_msgs - len(out))
+                if body is None:
+                    break
+                msg = self._on_command(body)
+                if msg is not None:
+                    out.append(msg)
+        except ProtocolError as exc:
+            self._failed(exc)
+            if not out:
+                raise exc from None
+        return out
+
+    def _pull_transformed(self, out: list[list[bytes]], max_msgs: int) -> None:
+        """Frame-by-frame input through the mechanism's ``decode_frame``."""
+        decoder, mechanism, cur = self._decoder, self.mechanism, self._tcur
+        while len(out) < max_msgs:
+            frame = decoder.next_frame()
+            if frame is None:
+                break
+            flags, body = mechanism.decode_frame(*frame)
+            if flags & FLAG_COMMAND:
+                msg = self._on_command(body)
+                if msg is not None:
+                    out.append(msg)
+                continue
+            cur.append(body)
+            if not flags & FLAG_MORE:
+                out.append(cur)
+                cur = []
+        self._tcur = cur
+
+    def _on_command(self, body: bytes) -> list[bytes] | None:
+        """A command after the handshake; returns a message to deliver, if any."""
+        name, data = commands.split_command(body)
+        if name == commands.PING:
+            ttl, context = commands.parse_ping(data)
+            self.send_command(commands.pong(context))
+            self._heartbeat.peer_ping(ttl, self._last_rx)
+        elif name == commands.SUBSCRIBE:
+            return [b"\x01" + data] if self._publisher else None
+        elif name == commands.CANCEL:
+            return [b"\x00" + data] if self._publisher else None
+        elif name == commands.ERROR:
+            reason = commands.parse_error(data)
+            text = reason.decode("utf-8", "replace")
+            raise ProtocolError(f"peer sent ERROR: {text}", kind="peer", peer_reason=reason)
+        # PONG: its bytes already counted as traffic. READY, JOIN, LEAVE and
+        # unknown commands are ignored, as libzmq's session does.
+        return None
+
+    # ----------------------------------------------------------- data out
+    def send_messages(self, msgs: Iterable[Sequence[Buffer]]) -> None:
+        """Encode whole messages (lists of frames) for sending.
+
+        Before the handshake is done they wait (the peer's version decides
+        how subscriptions go out). Frames are referenced until taken by
+        `data_to_send`; big ones until the chunk holding them is written.
+        """
+        self._raise_if_failed()
+        if not self.handshake_done:
+            self._early.extend(msgs)
+        elif self._transform or self._sub_commands:
+            for msg in msgs:
+                self._send_general(msg)
+        else:
+            self._encoder.add_messages(msgs)
+
+    def _send_general(self, msg: Sequence[Buffer]) -> None:
+        """One message through subscription conversion and/or the mechanism."""
+        if self._sub_commands and len(msg) == 1:
+            first = _first_byte(msg[0])
+            if first in (_SUBSCRIBE_MSG, _CANCEL_MSG):
+                topic = bytes(memoryview(msg[0]).cast("B")[1:])
+                make = commands.subscribe if first == _SUBSCRIBE_MSG else commands.cancel
+                self.send_command(make(topic))
+                return
+        if not self._transform:
+            self._encoder.add_messages((msg,))
+            return
+        last = len(msg) - 1
+        for index, frame in enumerate(msg):
+            flags, wire = self.mechanism.encode_frame(
+                FLAG_MORE if index < last else 0, bytes(frame)
+            )
+            self._encoder.add_frame(wire, flags)
+
+    def send_command(self, body: bytes) -> None:
+        """Queue a command (body = name-len name data); internal use."""
+        if self._transform and self.handshake_done:
+            flags, wire = self.mechanism.encode_frame(FLAG_COMMAND, body)
+            self._encoder.add_frame(wire, flags)
+        else:
+            self._encoder.add_command(body)
+
+    def data_to_send(self) -> list[bytes | bytearray | memoryview]:
+        """Everything queued, in order, as chunks for one ``sendmsg``; clears
+        the queue. The caller handles partial writes."""
+        return self._encoder.take()
+
+    # ------------------------------------------------------------ time
+    def next_deadline(self) -> float | None:
+        """When `on_timer` should run next (absolute, caller's clock)."""
+        if self._error is not None:
+            return None
+        if not self.handshake_done:
+            return self._hs_deadline
+        return self._heartbeat.next_deadline()
+
+    def on_timer(self, now: float) -> None:
+        """Fire the deadlines that passed: PINGs, timeouts."""
+        self._raise_if_failed()
+        if not self.handshake_done:
+            if self._hs_deadline is not None and now >= self._hs_deadline:
+                error = timeout_error("handshake timed out", during_handshake=True)
+                raise self._failed(error)
+            return
+        heartbeat = self._heartbeat
+        why = heartbeat.expired(now)
+        if why is not None:
+            raise self._failed(timeout_error(why, during_handshake=False))
+        if heartbeat.ping_due(now):
+            self.send_command(commands.ping(heartbeat.ttl_deciseconds))

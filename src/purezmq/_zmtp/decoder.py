@@ -1,0 +1,368 @@
+"""Receive buffer and frame decoder: the input half of the critical path.
+
+Bytes arrive through `get_buffer` / `buffer_updated` (the driver does
+``sock.recv_into(view)``) into a ring buffer (a ``bytearray`` that is
+compacted, never shifted per frame). Parsing is lazy and batched: `decode`
+turns as many buffered frames into messages as it is asked for.
+
+Why a ``bytes`` snapshot: frames must come out as ``bytes``. Slicing a bytes
+object makes a frame in one step, whereas a bytearray or memoryview slice
+needs a second copy; measured here, parsing 64-byte messages ran at about
+3.5 M msg/s from a snapshot against 1.6-1.8 M msg/s through memoryview
+slices. So `decode` copies the unparsed region once into a bytes object
+(about 20 us per 256 KiB) and slices frames out of it. The snapshot stays
+valid until the bytes it covers move (compaction adjusts its offset; only
+the big-frame hand-over below discards it), so calling ``decode`` with a
+small limit does not copy the buffer again each time.
+
+Large frames: once a frame header announcing `BIG_FRAME` bytes or more sits
+at the tail of the buffer, `get_buffer` moves that frame's body into its own
+`BigFrame` storage and hands out views into it, so the kernel writes the
+body where it will be delivered from. The ring keeps only the header; a
+*marker* (ring offset of the header's end -> storage) tells the parser where
+the body went. Bytes received after the body go to the ring after the header.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from .bigframe import BigFrame
+from .errors import ProtocolError
+from .frames import (
+    BIG_FRAME,
+    FLAG_COMMAND,
+    FLAG_LONG,
+    FLAG_MORE,
+    FLAGS_RESERVED,
+    SHORT_MAX,
+    unpack_u64_from,
+)
+
+#: First ring size; it grows (up to the configured buffer size) while reads
+#: keep filling it, so idle connections stay small.
+INITIAL_RING: Final = 16 * 1024
+#: Never hand the driver less than this much ring space.
+MIN_READ: Final = 4096
+
+_COMMAND_MORE: Final = FLAG_COMMAND | FLAG_MORE
+
+
+def _bad_flags(flags: int) -> ProtocolError:
+    if flags & FLAGS_RESERVED:
+        return ProtocolError(f"frame flags {flags:#04x} set reserved bits")
+    return ProtocolError(f"command frame with MORE flag ({flags:#04x})")
+
+
+def _too_big(size: int, limit: int) -> ProtocolError:
+    return ProtocolError(f"frame of {size} bytes exceeds max_msg_size {limit}")
+
+
+class FrameDecoder:
+    """Buffered input of one connection: raw bytes first, then frames."""
+
+    __slots__ = (
+        "_big",
+        "_buf",
+        "_cap",
+        "_cur",
+        "_end",
+        "_handed",
+        "_markers",
+        "_max_size",
+        "_mv",
+        "_pos",
+        "_scan",
+        "_short_final",
+        "_snap",
+        "_snap_pos",
+        "_target",
+        "framing",
+    )
+
+    def __init__(self, *, buffer_size: int = 256 * 1024, max_msg_size: int = -1) -> None:
+        self._target = max(buffer_size, 2 * MIN_READ)
+        self._cap = min(self._target, INITIAL_RING)
+        self._buf = bytearray(self._cap)
+        self._mv = memoryview(self._buf)
+        self._pos = 0  # first unparsed byte
+        self._end = 0  # end of received bytes
+        self._handed = 0  # size of the last ring view handed out
+        self._scan = 0  # headers before this offset were already scanned
+        self._markers: dict[int, BigFrame] = {}
+        self._big: BigFrame | None = None  # the big frame being received
+        self._snap = b""
+        self._snap_pos = 0
+        self._cur: list[bytes] = []  # frames of a partly parsed message
+        self._max_size = max_msg_size
+        # The short-frame fast path compares flags with this: 0 normally,
+        # -1 (matches nothing) when max_msg_size could reject a short frame.
+        self._short_final = 0 if max_msg_size < 0 or max_msg_size >= SHORT_MAX else -1
+        self.framing = False  # False while the greeting is being read
+
+    # ------------------------------------------------------------ input side
+    def get_buffer(self, sizehint: int = -1) -> memoryview:
+        """A writable, non-empty view for the next ``recv_into``."""
+        big = self._big
+        if big is not None:
+            return big.writable()
+        if self.framing and self._end - self._scan >= 2:
+            big = self._scan_for_big()
+            if big is not None:
+                return big.writable()
+        need = max(min(sizehint, self._target), MIN_READ)
+        if self._cap - self._end < need:
+            self._make_room(need)
+        self._handed = self._cap - self._end
+        return self._mv[self._end :]
+
+    def buffer_updated(self, nbytes: int) -> None:
+        """The driver wrote `nbytes` at the start of the last view."""
+        big = self._big
+        if big is not None:
+            big.written(nbytes)
+            if big.complete:
+                self._big = None
+            return
+        self._end += nbytes
+        if nbytes >= self._handed and self._cap < self._target:
+            # The read filled everything we offered: let the ring grow.
+            self._make_room(min(self._target, self._cap * 4) - (self._end - self._pos))
+
+    @property
+    def buffered(self) -> int:
+        """Bytes received and not yet consumed by the parser."""
+        total = self._end - self._pos
+        for big in self._markers.values():
+            total += big.filled
+        return total
+
+    @property
+    def has_pending(self) -> bool:
+        """Received bytes not yet parsed (possibly only part of a frame)."""
+        return self._pos < self._end or bool(self._markers)
+
+    def _make_room(self, need: int) -> None:
+        """Compact (and grow if needed) so `need` bytes fit after the data."""
+        pos, end = self._pos, self._end
+        live = end - pos
+        if live + need > self._cap:
+            cap = max(self._cap * 2, live + need)
+            buf = bytearray(cap)
+            buf[:live] = self._mv[pos:end]
+            self._buf, self._mv, self._cap = buf, memoryview(buf), cap
+        elif pos:
+            self._mv[:live] = self._mv[pos:end]  # memoryview copy is a memmove
+        self._shift(pos)
+
+    def _shift(self, shift: int) -> None:
+        """Data moved `shift` bytes towards the start: fix every offset."""
+        if not shift:
+            return
+        self._pos -= shift
+        self._end -= shift
+        self._scan = max(0, self._scan - shift)
+        self._snap_pos -= shift
+        if self._markers:
+            self._markers = {at - shift: big for at, big in self._markers.items()}
+
+    def _scan_for_big(self) -> BigFrame | None:
+        """Walk complete frames; start big-frame mode if one is arriving."""
+        buf, end, markers = self._buf, self._end, self._markers
+        p = max(self._scan, self._pos)
+        while end - p >= 2:
+            flags = buf[p]
+            if flags & FLAG_LONG:
+                if end - p < 9:
+                    break
+                size = unpack_u64_from(buf, p + 1)[0]
+                h = p + 9
+            else:
+                size = buf[p + 1]
+                h = p + 2
+            if size >= BIG_FRAME:
+                if h in markers:  # body already in its own storage
+                    p = h
+                    continue
+                if h + size > end:
+                    self._scan = p
+                    if flags & FLAGS_RESERVED or 0 <= self._max_size < size:
+                        return None  # the parser will reject it
+                    return self._start_big(h, size)
+            if h + size > end:
+                break
+            p = h + size
+        self._scan = p
+        return None
+
+    def _start_big(self, header_end: int, size: int) -> BigFrame:
+        big = BigFrame(size, self._mv[header_end : self._end])
+        self._end = header_end
+        self._markers[header_end] = big
+        self._big = big
+        if self._snap_pos + len(self._snap) > header_end:
+            self._snap = b""  # it covers bytes that moved to the big frame
+            self._snap_pos = self._pos
+        return big
+
+    # ------------------------------------------------------- greeting bytes
+    def peek_raw(self, nbytes: int) -> bytes:
+        """Up to `nbytes` unparsed bytes, without consuming them."""
+        return bytes(self._mv[self._pos : min(self._end, self._pos + nbytes)])
+
+    def take_raw(self, nbytes: int) -> bytes | None:
+        """Exactly `nbytes` raw bytes (the greeting), or None if not there yet."""
+        if self._end - self._pos < nbytes:
+            return None
+        data = bytes(self._mv[self._pos : self._pos + nbytes])
+        self._pos += nbytes
+        return data
+
+    def start_framing(self) -> None:
+        """The greeting is consumed; everything from here on is frames."""
+        self.framing = True
+        self._scan = self._pos
+
+    # ---------------------------------------------------------------- frames
+    def next_frame(self) -> tuple[int, bytes] | None:
+        """One complete frame as (flags, body), or None; the general path.
+
+        Used for the handshake and for mechanisms that transform frames;
+        data traffic goes through `decode`.
+        """
+        buf, p, end = self._buf, self._pos, self._end
+        if end - p < 2:
+            return None
+        flags = buf[p]
+        if flags & FLAGS_RESERVED or flags & _COMMAND_MORE == _COMMAND_MORE:
+            raise _bad_flags(flags)
+        if flags & FLAG_LONG:
+            if end - p < 9:
+                return None
+            size = unpack_u64_from(buf, p + 1)[0]
+            h = p + 9
+        else:
+            size = buf[p + 1]
+            h = p + 2
+        if 0 <= self._max_size < size:
+            raise _too_big(size, self._max_size)
+        big = self._markers.get(h) if size >= BIG_FRAME else None
+        if big is not None:
+            if not big.complete:
+                return None
+            del self._markers[h]
+            self._pos = h
+            return flags, big.take()
+        if h + size > end:
+            return None
+        self._pos = h + size
+        return flags, bytes(self._mv[h : h + size])
+
+    def decode(self, out: list[list[bytes]], limit: int) -> bytes | None:
+        """Append up to `limit` complete data messages to `out`.
+
+        Stops early at the end of the buffered data and returns the body of
+        a command frame when it meets one (the caller handles it and calls
+        again); a partly received multipart message stays inside.
+
+        The loop is deliberately inlined for speed (one function, locals
+        only): the common case, a final short data frame, costs one index,
+        one slice, one list and one append.
+        """
+        cur = self._cur
+        app = out.append
+        markers = self._markers
+        max_size = self._max_size
+        short_final = self._short_final
+        long_final = FLAG_LONG if max_size < 0 else -1  # -1: take the general path
+        left = limit
+        while True:
+            data = self._snap
+            base = self._snap_pos
+            end = len(data)
+            p = self._pos - base
+            try:
+                # IndexError from data[p] / data[p + 1] means "header not all
+                # here": cheaper than testing p + 2 > end for every frame.
+                while left:
+                    flags = data[p]
+                    if flags == short_final:
+                        s = p + 2 + data[p + 1]
+                        if s > end:
+                            break
+                        if cur:
+                            cur.append(data[p + 2 : s])
+                            app(cur)
+                            cur = []
+                        else:
+                            app([data[p + 2 : s]])
+                        p = s
+                        left -= 1
+                        continue
+                    if flags == long_final:
+                        # Final long data frame held in the snapshot (no
+                        # marker possible below BIG_FRAME): 1 KiB messages.
+                        if p + 9 > end:
+                            break
+                        size = unpack_u64_from(data, p + 1)[0]
+                        if size < BIG_FRAME:
+                            s = p + 9 + size
+                            if s > end:
+                                break
+                            if cur:
+                                cur.append(data[p + 9 : s])
+                                app(cur)
+                                cur = []
+                            else:
+                                app([data[p + 9 : s]])
+                            p = s
+                            left -= 1
+                            continue
+                    if flags & FLAGS_RESERVED or flags & _COMMAND_MORE == _COMMAND_MORE:
+                        raise _bad_flags(flags)
+                    if flags & FLAG_LONG:
+                        if p + 9 > end:
+                            break
+                        size = unpack_u64_from(data, p + 1)[0]
+                        h = p + 9
+                    else:
+                        size = data[p + 1]
+                        h = p + 2
+                    if 0 <= max_size < size:
+                        raise _too_big(size, max_size)
+                    big = markers.get(base + h) if size >= BIG_FRAME and markers else None
+                    if big is not None:
+                        if not big.complete:
+                            break
+                        del markers[base + h]
+                        frame = big.take()
+                        s = h
+                    else:
+                        s = h + size
+                        if s > end:
+                            break
+                        frame = data[h:s]
+                    p = s
+                    if flags & FLAG_COMMAND:
+                        self._pos = base + p
+                        self._cur = cur
+                        return frame
+                    if flags & FLAG_MORE:
+                        cur.append(frame)
+                        continue
+                    if cur:
+                        cur.append(frame)
+                        app(cur)
+                        cur = []
+                    else:
+                        app([frame])
+                    left -= 1
+            except IndexError:
+                pass
+            self._pos = base + p
+            if not left or base + end >= self._end:
+                self._cur = cur
+                return None
+            # The snapshot ran out but more bytes arrived since: take a new one.
+            self._snap = bytes(self._mv[self._pos : self._end])
+            self._snap_pos = self._pos

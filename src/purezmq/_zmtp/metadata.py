@@ -1,0 +1,118 @@
+"""ZMTP metadata: the property list in READY, INITIATE and ZAP replies.
+
+Wire form of one property (RFC 37 ``metadata``)::
+
+    name-len(1) name value-len(4, network order) value
+
+Names are case-insensitive (RFC 37) but we keep them as the peer sent them
+(they surface unchanged in ``zmq.Frame.get``) and only *look them up*
+case-insensitively. Names travel as latin-1 so any byte survives the round
+trip; libzmq does not restrict the name characters either.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Final
+
+from .errors import ZMTP_INVALID_METADATA, ProtocolError
+
+PROPERTY_SOCKET_TYPE: Final = "Socket-Type"
+PROPERTY_IDENTITY: Final = "Identity"
+PROPERTY_RESOURCE: Final = "Resource"
+PROPERTY_USER_ID: Final = "User-Id"
+
+_U32: Final = struct.Struct(">I")
+_MAX_VALUE: Final = 0x7FFFFFFF  # libzmq asserts value_len <= 0x7FFFFFFF
+
+
+class Metadata(dict[str, bytes]):
+    """Properties by name as received, looked up case-insensitively.
+
+    A ``dict`` so callers can treat it as one; ``[]``, ``get`` and ``in`` fold
+    case. When a name repeats (in any case) the first value wins, as in
+    libzmq's property map.
+    """
+
+    __slots__ = ("_folded",)
+
+    def __init__(self, items: Iterable[tuple[str, bytes]] = ()) -> None:
+        super().__init__()
+        self._folded: dict[str, str] = {}
+        for name, value in items:
+            self.add(name, value)
+
+    def add(self, name: str, value: bytes) -> None:
+        """Store a property unless one with the same folded name exists."""
+        key = name.casefold()
+        if key not in self._folded:
+            self._folded[key] = name
+            dict.__setitem__(self, name, value)
+
+    def __getitem__(self, name: str) -> bytes:
+        return dict.__getitem__(self, self._folded.get(name.casefold(), name))
+
+    def get(self, name: str, default: bytes | None = None) -> bytes | None:  # type: ignore[override]
+        real = self._folded.get(name.casefold())
+        return default if real is None else dict.__getitem__(self, real)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.casefold() in self._folded
+
+    def __setitem__(self, name: str, value: bytes) -> None:
+        real = self._folded.setdefault(name.casefold(), name)
+        dict.__setitem__(self, real, value)
+
+    def __repr__(self) -> str:
+        return f"Metadata({dict.__repr__(self)})"
+
+
+def encode_property(name: str, value: bytes) -> bytes:
+    """One property in wire form. Raises ValueError for a programmer's bad name."""
+    raw = name.encode("latin-1")
+    if not 0 < len(raw) <= 255:
+        raise ValueError(f"metadata name must be 1..255 bytes, got {name!r}")
+    if len(value) > _MAX_VALUE:
+        raise ValueError("metadata value too long")
+    return bytes((len(raw),)) + raw + _U32.pack(len(value)) + bytes(value)
+
+
+def encode_properties(items: Iterable[tuple[str, bytes]] | Mapping[str, bytes]) -> bytes:
+    """Properties in wire form, in the given order."""
+    pairs = items.items() if isinstance(items, Mapping) else items
+    return b"".join(encode_property(name, value) for name, value in pairs)
+
+
+def iter_properties(
+    data: bytes, *, code: int = ZMTP_INVALID_METADATA
+) -> Iterator[tuple[str, bytes]]:
+    """Parse a property list; malformed input raises ProtocolError(`code`).
+
+    Same acceptance as libzmq's ``mechanism_t::parse_metadata``: a property
+    cut short anywhere (name, length or value) is an error; an empty name is
+    tolerated.
+    """
+    pos = 0
+    end = len(data)
+    while pos < end:
+        name_len = data[pos]
+        pos += 1
+        if pos + name_len + 4 > end:
+            raise ProtocolError("metadata property truncated", code=code)
+        name = data[pos : pos + name_len].decode("latin-1")
+        pos += name_len
+        (value_len,) = _U32.unpack_from(data, pos)
+        pos += 4
+        if value_len > end - pos:
+            raise ProtocolError(
+                f"metadata property {name!r} claims {value_len} bytes, {end - pos} left",
+                code=code,
+            )
+        yield name, data[pos : pos + value_len]
+        pos += value_len
+
+
+def parse_properties(data: bytes, *, code: int = ZMTP_INVALID_METADATA) -> Metadata:
+    """A whole property list as `Metadata` (see `iter_properties`)."""
+    return Metadata(iter_properties(data, code=code))

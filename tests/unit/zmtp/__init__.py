@@ -1,0 +1,1 @@
+"""Unit tests of the sans-I/O ZMTP layer (purezmq._zmtp)."""
