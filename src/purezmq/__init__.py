@@ -1,3 +1,111 @@
-"""purezmq: ZeroMQ in pure Python, with pyzmq's API and libzmq's wire protocol."""
+"""purezmq: ZeroMQ in pure Python, with pyzmq's API and libzmq's wire protocol.
 
-__version__ = "0.1.0"
+``import purezmq as zmq`` and a pyzmq program runs unchanged, and talks to
+any libzmq, JeroMQ or NetMQ peer over ZMTP 3.1/3.0 - no compiler, no libzmq.
+"""
+
+from __future__ import annotations
+
+import sys as _sys
+
+from . import constants, error
+from .constants import *  # noqa: F403 - pyzmq exports every constant at the top level
+from .constants import COPY_THRESHOLD, DRAFT_API, IPC_PATH_MAX_LEN, PYZMQ_DRAFT_API
+from .error import (
+    Again,
+    ContextTerminated,
+    DraftFDWarning,
+    InterruptedSystemCall,
+    NotDone,
+    ZMQBaseError,
+    ZMQBindError,
+    ZMQError,
+    ZMQVersionError,
+    strerror,
+    zmq_errno,
+)
+from .sugar.context import Context, SyncContext
+from .sugar.frame import Frame, Message
+from .sugar.poll import Poller, select, zmq_poll
+from .sugar.proxy import device, proxy
+from .sugar.socket import Socket, SyncSocket
+from .sugar.stopwatch import Stopwatch
+from .sugar.tracker import MessageTracker
+from .sugar.version import (
+    __revision__,
+    __version__,
+    pyzmq_version,
+    pyzmq_version_info,
+    zmq_version,
+    zmq_version_info,
+)
+
+#: Capabilities this build has, for `has()`.
+_CAPABILITIES = {
+    "ipc": not _sys.platform.startswith("win"),
+    "pgm": False,
+    "tipc": False,
+    "norm": False,
+    "curve": False,
+    "gssapi": False,
+    "draft": False,
+}
+
+
+def has(capability: str) -> bool:
+    """Whether purezmq supports `capability` ('ipc', 'curve', 'pgm', 'draft', ...)."""
+    return _CAPABILITIES.get(capability, False)
+
+
+def get_includes() -> list[str]:
+    """pyzmq returns C header directories; purezmq has no C API, so none."""
+    return []
+
+
+def get_library_dirs() -> list[str]:
+    """pyzmq returns libzmq's directory; purezmq links no library, so none."""
+    return []
+
+
+__all__: list[str] = [
+    "COPY_THRESHOLD",
+    "DRAFT_API",
+    "IPC_PATH_MAX_LEN",
+    "PYZMQ_DRAFT_API",
+    "Again",
+    "Context",
+    "ContextTerminated",
+    "DraftFDWarning",
+    "Frame",
+    "InterruptedSystemCall",
+    "Message",
+    "MessageTracker",
+    "NotDone",
+    "Poller",
+    "Socket",
+    "Stopwatch",
+    "SyncContext",
+    "SyncSocket",
+    "ZMQBaseError",
+    "ZMQBindError",
+    "ZMQError",
+    "ZMQVersionError",
+    "__revision__",
+    "__version__",
+    "constants",
+    "device",
+    "error",
+    "get_includes",
+    "get_library_dirs",
+    "has",
+    "proxy",
+    "pyzmq_version",
+    "pyzmq_version_info",
+    "select",
+    "strerror",
+    "zmq_errno",
+    "zmq_poll",
+    "zmq_version",
+    "zmq_version_info",
+]
+__all__ += constants.__all__

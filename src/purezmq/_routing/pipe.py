@@ -90,6 +90,8 @@ class Pipe:
         "_owner",
         "_pending",
         "conflate",
+        "drain",
+        "drain_at",
         "in_closed",
         "metadata",
         "out_closed",
@@ -105,8 +107,9 @@ class Pipe:
         self._in = inbound
         self._out = outbound
         # Lowered by the reader when it finds `_in` empty; the peer's writer raises
-        # it again (and notifies us) when it appends.
-        self._in_active = True
+        # it again (and notifies us) when it appends. A new pipe starts lowered:
+        # its reader has not looked yet, so the first message must wake it.
+        self._in_active = False
         # Lowered by us when `_out` is full; the peer's reader raises it at the LWM.
         self._out_active = True
         self._out_hwm = 0
@@ -123,6 +126,13 @@ class Pipe:
         #: a session parse bytes it already holds (lazy decoding on the reader's
         #: thread). Must append to our inbound queue only.
         self.refill: Callable[[], None] | None = None
+        #: Called on the *writer's* thread to ask the reader to empty our outbound
+        #: queue now: when the queue reaches `drain_at` messages, and once more
+        #: before a write is refused at the HWM. A session sets it so that a
+        #: burst is written in batches by the sending thread itself instead of
+        #: waiting for an I/O thread that the GIL may hold off for milliseconds.
+        self.drain: Callable[[], None] | None = None
+        self.drain_at = 0
         #: Connection properties for Frame.get(): Socket-Type, Identity, Peer-Address...
         self.metadata: dict[str, str] = {}
         #: The Identity the peer announced in its handshake (b"" if none or not yet known).
@@ -168,6 +178,11 @@ class Pipe:
             return False
         hwm = self._out_hwm
         if hwm and len(self._out) >= hwm:
+            drain = self.drain
+            if drain is not None:
+                drain()
+                if len(self._out) < hwm:
+                    return True
             self._out_active = False
             # Re-check: the reader may have drained between the test and the flag.
             if len(self._out) >= hwm:
@@ -190,19 +205,24 @@ class Pipe:
             owner = peer._owner
             if owner is not None:
                 owner.read_activated(peer)
+        elif self.drain_at and len(out) >= self.drain_at and self.drain is not None:
+            self.drain()
         return True
 
     def force_write(self, msg: Msg) -> None:
         """Append regardless of the HWM (subscriptions, commands that must not drop)."""
         if self.out_closed:
             return
-        self._out.append(msg)
+        out = self._out
+        out.append(msg)
         peer = self.peer
         if not peer._in_active:
             peer._in_active = True
             owner = peer._owner
             if owner is not None:
                 owner.read_activated(peer)
+        elif self.drain_at and len(out) >= self.drain_at and self.drain is not None:
+            self.drain()
 
     def extend_outbound(self, msgs: list[Msg]) -> None:
         """Append many messages at once, without waking the reader.

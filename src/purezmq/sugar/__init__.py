@@ -1,1 +1,1 @@
-"""purezmq internals."""
+"""pyzmq's "sugar" layer: the pure-Python API classes."""

@@ -1,0 +1,218 @@
+"""ContextCore: the sockets of one context, its driver, inproc names, and term.
+
+There is no global state: everything a socket shares with others lives
+here. The I/O driver is created on first use by a factory the facade
+registers (`_core` never imports a driver), so an inproc-only context never
+starts a thread.
+
+Termination follows libzmq: `term()` wakes every blocked call with ETERM,
+waits until the application has closed every socket, then waits for each
+closed socket's sessions to deliver what they hold (LINGER: forever when -1,
+at most that long otherwise), and finally stops the I/O thread.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import threading
+import weakref
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from purezmq import constants as C
+from purezmq._routing.pipe import Pipe, pipepair
+from purezmq.error import ZMQError
+
+from .options import ContextOptions
+
+if TYPE_CHECKING:
+    from .session import Session
+    from .socket_core import SocketCore
+
+#: Contexts alive in this process, so a forked child can disown them.
+_ALL: weakref.WeakSet[ContextCore] = weakref.WeakSet()
+
+
+class _PendingInproc:
+    """A connect to an inproc name nobody has bound yet (libzmq allows it)."""
+
+    def __init__(self, socket: SocketCore, theirs: Pipe) -> None:
+        self.socket = socket
+        self.theirs = theirs  # the end the future binder will own
+
+
+class ContextCore:
+    """Sockets, driver, inproc registry and shutdown of one Context."""
+
+    def __init__(self, driver_factory: Callable[[], Any] | None = None) -> None:
+        self.options = ContextOptions()
+        self._driver_factory = driver_factory
+        self._driver: Any = None
+        self._lock = threading.Condition()
+        self._sockets: set[SocketCore] = set()
+        self._lingering: set[Session] = set()
+        self._inproc: dict[str, SocketCore] = {}
+        self._pending: dict[str, list[_PendingInproc]] = {}
+        self.terminating = False
+        self.terminated = False
+        self.pid = os.getpid()
+        _ALL.add(self)
+
+    # ================================================================ sockets
+    def socket(self, socket_type: int) -> SocketCore:
+        from .socket_core import SocketCore
+
+        with self._lock:
+            if self.terminating or self.terminated:
+                raise ZMQError(C.ETERM, "Context was terminated")
+            limit = self.options.value(C.MAX_SOCKETS)
+            if len(self._sockets) >= limit:
+                raise ZMQError(errno.EMFILE, f"Too many open sockets (MAX_SOCKETS={limit})")
+        sock = SocketCore(self, socket_type)
+        with self._lock:
+            self._sockets.add(sock)
+        return sock
+
+    def sockets(self) -> list[SocketCore]:
+        with self._lock:
+            return list(self._sockets)
+
+    def socket_closed(self, sock: SocketCore, sessions: list[Session]) -> None:
+        with self._lock:
+            self._sockets.discard(sock)
+            for s in sessions:
+                if not s.done:
+                    self._lingering.add(s)
+            self._lock.notify_all()
+
+    def session_done(self, session: Session) -> None:
+        with self._lock:
+            self._lingering.discard(session)
+            self._lock.notify_all()
+
+    def driver(self) -> Any:
+        """The I/O driver, started on first use."""
+        with self._lock:
+            if self._driver is None:
+                if self._driver_factory is None:
+                    raise ZMQError(errno.EPROTONOSUPPORT, "this context has no I/O driver")
+                self._driver = self._driver_factory()
+            return self._driver
+
+    # ================================================================ inproc
+    def inproc_bind(self, name: str, sock: SocketCore) -> None:
+        with self._lock:
+            if name in self._inproc:
+                raise ZMQError(errno.EADDRINUSE, f"Address already in use (addr='inproc://{name}')")
+            self._inproc[name] = sock
+            pending = self._pending.pop(name, [])
+        for p in pending:
+            self._complete_inproc(p.socket, sock, p.theirs)
+
+    def inproc_unbind(self, name: str, sock: SocketCore) -> None:
+        with self._lock:
+            if self._inproc.get(name) is sock:
+                del self._inproc[name]
+
+    def inproc_connect(self, sock: SocketCore, name: str) -> Pipe:
+        """Connect to inproc `name`; returns the connecting socket's pipe end.
+
+        Messages never touch a codec: the two sockets share the pipe's deques.
+        Before the name is bound, the connecting end works already (sends queue
+        up to its HWM) and the binder attaches the other end when it binds.
+        """
+        ours, theirs = pipepair(sock, None)
+        ours.conflate = theirs.conflate = _conflate(sock)
+        with self._lock:
+            binder = self._inproc.get(name)
+            if binder is None:
+                so = sock.options
+                ours.set_hwms(so.value(C.SNDHWM), so.value(C.RCVHWM))
+                self._pending.setdefault(name, []).append(_PendingInproc(sock, theirs))
+        _describe(ours, peer=None, me=sock)
+        sock.attach_inproc_pipe(ours, locally_initiated=True)
+        if binder is not None:
+            self._complete_inproc(sock, binder, theirs)
+        return ours
+
+    def _complete_inproc(self, connecter: SocketCore, binder: SocketCore, theirs: Pipe) -> None:
+        ours = theirs.peer
+        co, bo = connecter.options, binder.options
+        snd = _sum_hwm(co.value(C.SNDHWM), bo.value(C.RCVHWM))
+        rcv = _sum_hwm(co.value(C.RCVHWM), bo.value(C.SNDHWM))
+        if ours.conflate:
+            snd = rcv = 0
+        ours.set_hwms(snd, rcv)
+        _describe(ours, peer=binder, me=connecter)
+        _describe(theirs, peer=connecter, me=binder)
+        binder.attach_inproc_pipe(theirs, locally_initiated=False)
+        connecter.post_identified(ours)
+
+    # ================================================================ term
+    def term(self) -> None:
+        """Wake blocked calls (ETERM), wait for every socket to be closed and
+        for lingering sessions, then stop the I/O thread."""
+        if self.terminated:
+            return
+        if os.getpid() != self.pid:
+            # A forked child does not own the parent's threads or descriptors.
+            self.terminated = True
+            return
+        with self._lock:
+            self.terminating = True
+            sockets = list(self._sockets)
+        for s in sockets:
+            s.wake()
+        with self._lock:
+            while self._sockets:
+                self._lock.wait()
+            while self._lingering:
+                self._lock.wait(0.05)
+                self._lingering = {s for s in self._lingering if not s.done}
+            driver, self._driver = self._driver, None
+        if driver is not None:
+            driver.stop()
+        with self._lock:
+            self.terminated = True
+            self.terminating = False
+
+    def after_fork_in_child(self) -> None:
+        """The child has none of our threads: forget them, never touch them."""
+        self._driver = None
+        self._sockets = set()
+        self._lingering = set()
+        self._lock = threading.Condition()
+        self.terminated = True
+
+
+def _sum_hwm(a: int, b: int) -> int:
+    """libzmq's inproc HWM: both bounds add up; 0 (no limit) wins."""
+    return a + b if a and b else 0
+
+
+def _conflate(sock: SocketCore) -> bool:
+    return bool(sock.options.value(C.CONFLATE)) and sock.type_name in (
+        "DEALER",
+        "PULL",
+        "PUSH",
+        "PUB",
+        "SUB",
+    )
+
+
+def _describe(pipe: Pipe, peer: SocketCore | None, me: SocketCore) -> None:
+    """What the peer would have sent in READY: Socket-Type and Identity."""
+    if peer is None:
+        return
+    pipe.peer_identity = peer.options.value(C.ROUTING_ID)
+    pipe.metadata = {"Socket-Type": peer.type_name}
+
+
+def _after_fork() -> None:
+    for ctx in list(_ALL):
+        ctx.after_fork_in_child()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)

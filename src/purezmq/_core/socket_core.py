@@ -1,0 +1,628 @@
+"""SocketCore: the socket as the engine sees it.
+
+It holds the options, the pattern (the socket type's routing logic), the
+socket-side ends of its pipes, its endpoints and its mailbox. The sync facade
+(`purezmq.sugar.socket.Socket`) wraps it with pyzmq's API; the asyncio facade
+will wrap the same object.
+
+Threads. Only the owning application thread calls the public methods. Other
+threads (the I/O thread, inproc peers) talk to it through `post()`: a command
+in a deque and, on the first command after a drain, one signal on the
+socket's eventfd - which is also the socket's FD option. Commands are
+processed at the start of every operation and whenever a blocked call wakes.
+"""
+
+from __future__ import annotations
+
+import errno
+import struct
+import threading
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from purezmq import constants as C
+from purezmq._routing.errors import RoutingError
+from purezmq._routing.patterns import PATTERNS
+from purezmq._routing.pipe import Msg, Pipe, pipepair
+from purezmq._transport.address import AddressError, Endpoint, ipc_path, parse_endpoint, resolve_tcp
+from purezmq._zmtp.socktypes import sends_identity
+from purezmq.error import ZMQError, raise_errno
+
+from .clock import monotonic
+from .options import SocketOptions
+from .session import Session, SessionConfig
+from .signaler import Signaler
+
+if TYPE_CHECKING:
+    from .context_core import ContextCore
+
+# Mailbox commands (first item of each tuple).
+_ATTACH, _IDENTIFIED, _READ, _WRITE, _CLOSED, _HICCUP = range(6)
+
+_ERRNO = {
+    "EFSM": C.EFSM,
+    "EHOSTUNREACH": errno.EHOSTUNREACH,
+    "ENOTSUP": C.ENOTSUP,
+    "EINVAL": errno.EINVAL,
+}
+
+
+def _routing_error(e: RoutingError) -> ZMQError:
+    return ZMQError(_ERRNO.get(e.errno_name, errno.EINVAL), e.message)
+
+
+class SocketCore:
+    """One socket: pattern, options, pipes, endpoints, mailbox (see module doc)."""
+
+    def __init__(self, ctx: ContextCore, socket_type: int) -> None:
+        try:
+            name = C.SocketType(socket_type).name
+        except ValueError:
+            raise ZMQError(errno.EINVAL, f"Invalid socket type: {socket_type!r}") from None
+        pattern_cls = PATTERNS.get(name)
+        if pattern_cls is None:
+            raise ZMQError(errno.EINVAL, f"Socket type {name} is not supported by purezmq yet")
+        self.ctx = ctx
+        self.type = socket_type
+        self.type_name = name
+        self.pattern = pattern_cls()
+        self.options = SocketOptions(socket_type)
+        self._mailbox: deque[tuple[Any, ...]] = deque()
+        self._post_lock = threading.Lock()
+        self._signaler = Signaler()
+        self._signaled = False
+        self._pipes: set[Pipe] = set()
+        self._pipe_sessions: dict[Pipe, Session] = {}
+        self._sessions: set[Session] = set()
+        self._binds: dict[str, list[Any]] = {}
+        self._connects: dict[str, list[tuple[Session | None, Any, Pipe | None]]] = {}
+        self._inproc_binds: list[str] = []
+        self._rcv: Msg | None = None
+        self._rcv_i = 0
+        self._rcv_pipe: Pipe | None = None
+        self._closed = False
+        self.last_endpoint = ""
+        self._monitor: Any = None
+        self._monitor_lock = threading.Lock()
+        self._monitor_events = 0
+        self._install_option_hooks()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else "open"
+        return f"<SocketCore {self.type_name} {state}>"
+
+    # ================================================================ mailbox
+    def post(self, *cmd: Any) -> None:
+        """Queue a command for the owning thread and wake it. Any thread."""
+        with self._post_lock:
+            if self._closed:
+                return
+            self._mailbox.append(cmd)
+            if not self._signaled:
+                self._signaled = True
+                self._signaler.signal()
+
+    def process_commands(self) -> None:
+        """Run queued commands (owning thread)."""
+        # Drain the signal *before* clearing the flag and reading the queue: a
+        # command posted in between then re-signals, and none is ever missed.
+        self._signaler.drain()
+        self._signaled = False
+        mailbox = self._mailbox
+        pattern = self.pattern
+        while mailbox:
+            cmd = mailbox.popleft()
+            kind, pipe = cmd[0], cmd[1]
+            if kind == _READ:
+                if pipe in self._pipes:
+                    pattern.read_activated(pipe)
+            elif kind == _WRITE:
+                if pipe in self._pipes:
+                    pattern.write_activated(pipe)
+            elif kind == _ATTACH:
+                self._attach(pipe, cmd[2], cmd[3])
+            elif kind == _CLOSED:
+                self._peer_closed(pipe)
+            elif kind == _IDENTIFIED:
+                if pipe in self._pipes:
+                    pattern.pipe_identified(pipe)
+            elif kind == _HICCUP and pipe in self._pipes:
+                pattern.hiccuped(pipe)
+
+    # PipeOwner: pipes call these from the peer's thread.
+    def read_activated(self, pipe: Pipe) -> None:
+        self.post(_READ, pipe)
+
+    def write_activated(self, pipe: Pipe) -> None:
+        self.post(_WRITE, pipe)
+
+    def pipe_closed(self, pipe: Pipe) -> None:
+        self.post(_CLOSED, pipe)
+
+    def hiccuped(self, pipe: Pipe) -> None:
+        self.post(_HICCUP, pipe)
+
+    # ================================================================ pipes
+    def attach_pipe_from_session(self, pipe: Pipe, session: Session) -> None:
+        """A session made a pipe pair; `pipe` is our end. Any thread."""
+        pipe.set_owner(self)
+        self.post(_ATTACH, pipe, session, session.config.connect_side)
+
+    def attach_inproc_pipe(self, pipe: Pipe, locally_initiated: bool) -> None:
+        pipe.set_owner(self)
+        self.post(_ATTACH, pipe, None, locally_initiated)
+
+    def post_identified(self, pipe: Pipe) -> None:
+        self.post(_IDENTIFIED, pipe)
+
+    def _attach(self, pipe: Pipe, session: Session | None, locally_initiated: bool) -> None:
+        if self._closed:
+            pipe.close()
+            return
+        self._pipes.add(pipe)
+        if session is not None:
+            self._pipe_sessions[pipe] = session
+        self.pattern.attach_pipe(pipe, locally_initiated)
+
+    def _peer_closed(self, pipe: Pipe) -> None:
+        """The other end closed: the pattern forgets the pipe (fq still drains
+        what was queued), and we close our end so the pair is finished."""
+        if pipe not in self._pipes:
+            return
+        self._pipes.discard(pipe)
+        self._pipe_sessions.pop(pipe, None)
+        self.pattern.pipe_terminated(pipe)
+        pipe.close()
+
+    def _terminate_pipe(self, pipe: Pipe, discard_inbound: bool) -> None:
+        """We end a pipe (disconnect, close): the pattern forgets it now."""
+        if pipe in self._pipes:
+            self._pipes.discard(pipe)
+            self._pipe_sessions.pop(pipe, None)
+            self.pattern.pipe_terminated(pipe)
+        if discard_inbound:
+            pipe.drain_inbound()
+        pipe.set_owner(None)
+        pipe.close()
+
+    # ================================================================ sessions
+    def session_started(self, session: Session) -> None:
+        """A bind-side session was made by an accepting endpoint. Any thread."""
+        with self._post_lock:
+            self._sessions.add(session)
+
+    def session_done(self, session: Session) -> None:
+        """A session ended (connection gone, linger over). Any thread."""
+        with self._post_lock:
+            self._sessions.discard(session)
+        self.ctx.session_done(session)
+
+    def live_sessions(self) -> list[Session]:
+        with self._post_lock:
+            return [s for s in self._sessions if not s.done]
+
+    def make_session_config(self, endpoint: str, connect_side: bool) -> SessionConfig:
+        """Snapshot the options a new connection uses (libzmq copies them too)."""
+        o = self.options
+        linger_ms = o.value(C.LINGER)
+        hb_timeout = o.value(C.HEARTBEAT_TIMEOUT)
+        rid = o.value(C.ROUTING_ID)
+        return SessionConfig(
+            socket_type=self.type_name,
+            endpoint=endpoint,
+            connect_side=connect_side,
+            sndhwm=o.value(C.SNDHWM),
+            rcvhwm=o.value(C.RCVHWM),
+            immediate=bool(o.value(C.IMMEDIATE)),
+            conflate=bool(o.value(C.CONFLATE)) and self.type_name in _CONFLATE_TYPES,
+            linger=None if linger_ms < 0 else linger_ms / 1000.0,
+            routing_id=rid,
+            sends_identity=sends_identity(self.type_name),
+            handshake_ivl=o.value(C.HANDSHAKE_IVL) / 1000.0,
+            heartbeat_ivl=o.value(C.HEARTBEAT_IVL) / 1000.0,
+            heartbeat_ttl=o.value(C.HEARTBEAT_TTL) / 1000.0,
+            heartbeat_timeout=-1.0 if hb_timeout < 0 else hb_timeout / 1000.0,
+            max_msg_size=o.value(C.MAXMSGSIZE),
+            reconnect_ivl=o.value(C.RECONNECT_IVL) / 1000.0,
+            reconnect_ivl_max=o.value(C.RECONNECT_IVL_MAX) / 1000.0,
+        )
+
+    # ================================================================ send / recv
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ZMQError(errno.ENOTSOCK, "Socket operation on non-socket (the socket is closed)")
+        if self.ctx.terminating:
+            raise_errno(C.ETERM)
+
+    def send_frame(self, frame: Any, more: bool, nonblock: bool) -> None:
+        """Send one frame (SNDMORE when `more`)."""
+        self._check_open()
+        if self._mailbox:
+            self.process_commands()
+        try:
+            if self.pattern.send(frame, more):
+                return
+            if nonblock:
+                raise_errno(errno.EAGAIN)
+            self._block(lambda: self.pattern.send(frame, more), self.options.value(C.SNDTIMEO))
+        except RoutingError as e:
+            raise _routing_error(e) from None
+
+    def send_msg(self, frames: Msg, nonblock: bool) -> None:
+        """Send a whole message; EAGAIN can only happen before anything was sent."""
+        self._check_open()
+        if self._mailbox:
+            self.process_commands()
+        try:
+            if self.pattern.send_msg(frames):
+                return
+            if nonblock:
+                raise_errno(errno.EAGAIN)
+            self._block(lambda: self.pattern.send_msg(frames), self.options.value(C.SNDTIMEO))
+        except RoutingError as e:
+            raise _routing_error(e) from None
+
+    def _next_msg(self, nonblock: bool) -> Msg:
+        self._check_open()
+        if self._mailbox:
+            self.process_commands()
+        pattern = self.pattern
+        try:
+            msg = pattern.recv()
+            if msg is None:
+                if nonblock:
+                    raise_errno(errno.EAGAIN)
+                box: list[Msg] = []
+
+                def attempt() -> bool:
+                    m = pattern.recv()
+                    if m is None:
+                        return False
+                    box.append(m)
+                    return True
+
+                self._block(attempt, self.options.value(C.RCVTIMEO))
+                msg = box[0]
+        except RoutingError as e:
+            raise _routing_error(e) from None
+        self._rcv_pipe = pattern.last_pipe
+        return msg
+
+    def recv_frame(self, nonblock: bool) -> tuple[Any, bool]:
+        """The next frame and whether more frames of its message follow."""
+        msg = self._rcv
+        if msg is not None:
+            i = self._rcv_i
+            frame = msg[i]
+            i += 1
+            if i == len(msg):
+                self._rcv = None
+                return frame, False
+            self._rcv_i = i
+            return frame, True
+        msg = self._next_msg(nonblock)
+        if len(msg) == 1:
+            return msg[0], False
+        self._rcv = msg
+        self._rcv_i = 1
+        return msg[0], True
+
+    def recv_msg(self, nonblock: bool) -> Msg:
+        """The rest of the current message, or the next whole message."""
+        msg = self._rcv
+        if msg is not None:
+            self._rcv = None
+            return msg[self._rcv_i :]
+        return self._next_msg(nonblock)
+
+    @property
+    def rcvmore(self) -> bool:
+        return self._rcv is not None
+
+    @property
+    def last_metadata(self) -> dict[str, str]:
+        """Properties of the connection the last message came from."""
+        pipe = self._rcv_pipe
+        meta = dict(pipe.metadata) if pipe is not None else {}
+        meta.setdefault("Socket-Type", meta.get("Socket-Type", ""))
+        return meta
+
+    def _block(self, attempt: Callable[[], bool], timeout_ms: int) -> None:
+        """Wait until `attempt()` succeeds: EAGAIN after `timeout_ms` (-1 = never),
+        ETERM when the context terminates. Signal handlers run while waiting."""
+        deadline = None if timeout_ms < 0 else monotonic() + timeout_ms / 1000.0
+        signaler = self._signaler
+        ctx = self.ctx
+        while True:
+            if deadline is None:
+                remaining = None
+            else:
+                remaining = deadline - monotonic()
+                if remaining <= 0:
+                    raise_errno(errno.EAGAIN)
+            signaler.wait(remaining)
+            if self._closed:
+                raise ZMQError(
+                    errno.ENOTSOCK, "Socket operation on non-socket (closed while waiting)"
+                )
+            if ctx.terminating:
+                raise_errno(C.ETERM)
+            self.process_commands()
+            if attempt():
+                return
+
+    # ================================================================ polling
+    def events(self) -> int:
+        """POLLIN / POLLOUT readiness now (the EVENTS option)."""
+        if self._closed:
+            raise ZMQError(errno.ENOTSOCK, "Socket operation on non-socket (the socket is closed)")
+        if self.ctx.terminating:
+            raise_errno(C.ETERM)
+        self.process_commands()
+        ev = 0
+        try:
+            if self._rcv is not None or self.pattern.has_in():
+                ev |= C.POLLIN
+            if self.pattern.has_out():
+                ev |= C.POLLOUT
+        except RoutingError as e:
+            raise _routing_error(e) from None
+        return ev
+
+    def fileno(self) -> int:
+        """The descriptor that becomes readable when events() may have changed."""
+        return self._signaler.fileno()
+
+    def wake(self) -> None:
+        """Make blocked calls re-check their condition (context term)."""
+        if not self._signaler.closed:
+            self._signaler.signal()
+
+    # ================================================================ options
+    def setsockopt(self, option: int, value: Any) -> None:
+        self._check_open_for_options()
+        self.options.set(option, value)  # pattern options reach _forward_option
+        if option == C.INVERT_MATCHING and "invert_matching" in self.pattern.options:
+            self._forward_option("invert_matching", self.options.value(option))
+
+    def _forward_option(self, name: str, value: object) -> None:
+        """Hand a validated pattern option to the pattern (options.forward)."""
+        try:
+            self.pattern.set_option(name, value)
+        except RoutingError as e:
+            raise _routing_error(e) from None
+
+    def getsockopt(self, option: int) -> Any:
+        self._check_open_for_options()
+        return self.options.get(option)
+
+    def _last_endpoint_bytes(self) -> bytes:
+        return self.last_endpoint.encode()
+
+    def _install_option_hooks(self) -> None:
+        o = self.options
+        o.forward = self._forward_option
+        o.provide(C.EVENTS, self.events)
+        o.provide(C.FD, self.fileno)
+        o.provide(C.RCVMORE, lambda: 1 if self._rcv is not None else 0)
+        o.provide(C.LAST_ENDPOINT, self._last_endpoint_bytes)
+        if "topics_count" in self.pattern.options:
+            o.provide(C.TOPICS_COUNT, lambda: int(self.pattern.get_option("topics_count")))
+
+    def _check_open_for_options(self) -> None:
+        if self._closed:
+            raise ZMQError(errno.ENOTSOCK, "Socket operation on non-socket (the socket is closed)")
+
+    # ================================================================ endpoints
+    def _parse(self, addr: str) -> Endpoint:
+        try:
+            return parse_endpoint(addr)
+        except AddressError as e:
+            raise ZMQError(e.errno, e.message) from None
+
+    def bind(self, addr: str) -> None:
+        self._check_open()
+        ep = self._parse(addr)
+        if ep.protocol == "inproc":
+            self.ctx.inproc_bind(ep.address, self)
+            self._inproc_binds.append(ep.address)
+            self.last_endpoint = addr
+            return
+        driver = self.ctx.driver()
+        o = self.options
+        try:
+            bound = driver.bind(
+                self,
+                ep,
+                lambda uri: self.make_session_config(uri, connect_side=False),
+                ipv6=bool(o.value(C.IPV6)),
+                backlog=o.value(C.BACKLOG),
+                keepalive=self._keepalive(),
+            )
+        except AddressError as e:
+            self.monitor_event(C.EVENT_BIND_FAILED, e.errno, addr)
+            raise ZMQError(e.errno, f"{e.message} (addr={addr!r})") from None
+        except OSError as e:
+            code = e.errno or errno.EINVAL
+            self.monitor_event(C.EVENT_BIND_FAILED, code, addr)
+            raise ZMQError(code, f"{_strerror(code)} (addr={addr!r})") from None
+        self._binds.setdefault(bound.uri, []).append(bound)
+        self.last_endpoint = bound.uri
+        self.monitor_event(C.EVENT_LISTENING, -1, bound.uri)
+
+    def connect(self, addr: str) -> None:
+        self._check_open()
+        ep = self._parse(addr)
+        if ep.protocol == "inproc":
+            pipe = self.ctx.inproc_connect(self, ep.address)
+            self._connects.setdefault(addr, []).append((None, None, pipe))
+            self.last_endpoint = addr
+            return
+        o = self.options
+        ipv6 = bool(o.value(C.IPV6))
+        try:  # validate now, as libzmq does; the connecter resolves again on each attempt
+            if ep.protocol == "tcp":
+                resolve_tcp(ep.address, bind=False, ipv6=ipv6)
+            else:
+                ipc_path(ep.address, bind=False)
+        except AddressError as e:
+            raise ZMQError(e.errno, f"{e.message} (addr={addr!r})") from None
+        driver = self.ctx.driver()
+        config = self.make_session_config(addr, connect_side=True)
+        session = Session(self, config)
+        session.on_done = self.session_done
+        with self._post_lock:
+            self._sessions.add(session)
+        sock_pipe = session.pipe.peer if session.pipe is not None else None
+        rid: bytes = o.value(C.CONNECT_ROUTING_ID)
+        if rid:  # applies to this connect only; must be set before the ROUTER attaches
+            if sock_pipe is not None:
+                sock_pipe.routing_id = rid
+            o.store(C.CONNECT_ROUTING_ID, b"")
+        # The session posted its pipe (IMMEDIATE=0): attach it before returning,
+        # so a send() right after connect() already has somewhere to go.
+        self.process_commands()
+        handle = driver.connect(session, ep, ipv6=ipv6, keepalive=self._keepalive())
+        self._connects.setdefault(addr, []).append((session, handle, sock_pipe))
+        self.last_endpoint = addr
+
+    def _keepalive(self) -> tuple[int, int, int, int]:
+        o = self.options
+        return (
+            o.value(C.TCP_KEEPALIVE),
+            o.value(C.TCP_KEEPALIVE_CNT),
+            o.value(C.TCP_KEEPALIVE_IDLE),
+            o.value(C.TCP_KEEPALIVE_INTVL),
+        )
+
+    def unbind(self, addr: str) -> None:
+        self._check_open()
+        ep = self._parse(addr)
+        if ep.protocol == "inproc":
+            if ep.address not in self._inproc_binds:
+                raise ZMQError(errno.ENOENT, f"No such endpoint bound: {addr!r}")
+            self._inproc_binds.remove(ep.address)
+            self.ctx.inproc_unbind(ep.address, self)
+            return
+        handles = self._binds.pop(addr, None)
+        if not handles:
+            raise ZMQError(
+                errno.ENOENT, f"No such endpoint bound: {addr!r} (use LAST_ENDPOINT for wildcards)"
+            )
+        for h in handles:
+            h.close()
+
+    def disconnect(self, addr: str) -> None:
+        self._check_open()
+        self._parse(addr)
+        entries = self._connects.pop(addr, None)
+        if not entries:
+            raise ZMQError(errno.ENOENT, f"No such endpoint connected: {addr!r}")
+        self.process_commands()
+        for session, _handle, known_pipe in entries:
+            pipe = known_pipe
+            if pipe is None and session is not None and session.pipe is not None:
+                pipe = session.pipe.peer
+            if pipe is not None:
+                self._terminate_pipe(pipe, discard_inbound=True)
+            if session is not None and session.pipe is None:
+                session.finish()
+
+    # ================================================================ monitor
+    def monitor_event(self, event: int, value: int, endpoint: str) -> None:
+        """Send a libzmq-format event (two frames: ``=HI`` event and value, then the
+        endpoint) to the monitor, if one listens for it. Any thread; an event is
+        dropped when the monitor's queue is full, so it never blocks the I/O thread."""
+        if not self._monitor_events & event:
+            return
+        with self._monitor_lock:
+            mon = self._monitor
+            if mon is None or mon.closed:
+                return
+            frames = [struct.pack("=HI", event, value & 0xFFFFFFFF), endpoint.encode()]
+            try:
+                mon.send_msg(frames, nonblock=True)
+            except ZMQError:
+                pass
+
+    def start_monitor(self, addr: str | None, events: int) -> None:
+        """Publish events on a PAIR bound at `addr` (inproc); None stops it.
+
+        As in libzmq, the monitored socket binds the endpoint and the
+        application connects its own PAIR to it."""
+        self._check_open()
+        self._stop_monitor()
+        if addr is None:
+            return
+        ep = self._parse(addr)
+        if ep.protocol != "inproc":
+            raise ZMQError(errno.EPROTONOSUPPORT, "monitor endpoints must be inproc://")
+        mon = self.ctx.socket(C.PAIR)
+        try:
+            mon.options.store(C.LINGER, 0)
+            mon.bind(addr)
+        except ZMQError:
+            mon.close()
+            raise
+        with self._monitor_lock:
+            self._monitor = mon
+            self._monitor_events = events if events else C.EVENT_ALL
+
+    def _stop_monitor(self) -> None:
+        with self._monitor_lock:
+            mon = self._monitor
+        if mon is None:
+            return
+        self.monitor_event(C.EVENT_MONITOR_STOPPED, 0, "")
+        with self._monitor_lock:
+            self._monitor = None
+            self._monitor_events = 0
+            mon.close()
+
+    # ================================================================ close
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def close(self, linger_ms: int | None = None) -> None:
+        """Close now; queued output is delivered in the background up to LINGER."""
+        if self._closed:
+            return
+        if linger_ms is not None:
+            self.options.store(C.LINGER, linger_ms)
+        self.process_commands()
+        for name in self._inproc_binds:
+            self.ctx.inproc_unbind(name, self)
+        self._inproc_binds.clear()
+        for handles in self._binds.values():
+            for h in handles:
+                h.stop_listening()
+        for pipe in list(self._pipes):
+            self._terminate_pipe(pipe, discard_inbound=True)
+        for entries in self._connects.values():
+            for session, _handle, _pipe in entries:
+                if session is not None and session.pipe is None:
+                    session.finish()
+        with self._post_lock:
+            self._closed = True
+            self._mailbox.clear()
+            sessions = [s for s in self._sessions if not s.done]
+        for s in sessions:
+            if s.pipe is None:
+                s.finish()
+        self._stop_monitor()
+        self.ctx.socket_closed(self, sessions)
+        self._signaler.close()
+
+
+_CONFLATE_TYPES = frozenset({"DEALER", "PULL", "PUSH", "PUB", "SUB"})
+
+
+def _strerror(code: int) -> str:
+    from purezmq.error import strerror
+
+    return strerror(code)
+
+
+__all__ = ["SocketCore", "pipepair"]

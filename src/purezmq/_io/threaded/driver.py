@@ -1,0 +1,225 @@
+"""The threaded driver: what a Context uses to run tcp and ipc endpoints.
+
+It owns the I/O thread and turns the socket layer's bind/connect requests into
+listeners, connecters and engines on that thread. Binding happens in the
+caller's thread (so EADDRINUSE and friends come back from bind() itself, as
+in libzmq); everything after that runs on the I/O thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import socket
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from purezmq import constants as C
+from purezmq._core.session import Session, SessionConfig
+from purezmq._transport.address import (
+    AddressError,
+    Endpoint,
+    ipc_path,
+    ipc_uri,
+    resolve_tcp,
+    tune_tcp_socket,
+)
+
+from .connecter import Connecter
+from .engine import StreamEngine
+from .iothread import IOThread
+from .listener import Listener
+
+if TYPE_CHECKING:
+    from purezmq._core.socket_core import SocketCore
+
+
+class BoundEndpoint:
+    """A listening endpoint and the sessions accepted through it."""
+
+    def __init__(self, driver: ThreadedDriver, uri: str) -> None:
+        self.driver = driver
+        self.uri = uri
+        self.listener: Listener | None = None
+        self.sessions: set[Session] = set()
+        self._lock = threading.Lock()
+
+    def add(self, session: Session) -> None:
+        with self._lock:
+            self.sessions.add(session)
+
+    def remove(self, session: Session) -> None:
+        with self._lock:
+            self.sessions.discard(session)
+
+    def close(self) -> None:
+        """Stop listening and end the connections accepted here (unbind)."""
+        self.driver.io.call_soon(self._close)
+
+    def stop_listening(self) -> None:
+        """Stop accepting; established connections stay (socket close lingers them)."""
+        listener = self.listener
+        if listener is not None:
+            self.driver.io.call_soon(listener.close)
+
+    def _close(self) -> None:
+        if self.listener is not None:
+            self.listener.close()
+        with self._lock:
+            sessions = list(self.sessions)
+        for s in sessions:
+            s.abort()
+
+
+class ConnectHandle:
+    """The connecter serving one connect-side session."""
+
+    def __init__(self, driver: ThreadedDriver, connecter: Connecter) -> None:
+        self.driver = driver
+        self.connecter = connecter
+        self.uri = str(connecter.endpoint)
+
+    def close(self) -> None:
+        self.driver.io.call_soon(self.connecter.close)
+
+
+class ThreadedDriver:
+    """Runs tcp/ipc endpoints of one Context on its I/O thread."""
+
+    def __init__(self, name: str = "purezmq-io") -> None:
+        self.io = IOThread(name)
+
+    def stop(self, timeout: float | None = None) -> None:
+        self.io.stop(timeout)
+
+    # ------------------------------------------------------------ bind
+    def bind(
+        self,
+        socket_core: SocketCore,
+        endpoint: Endpoint,
+        make_config: Callable[[str], SessionConfig],
+        *,
+        ipv6: bool,
+        backlog: int,
+        keepalive: tuple[int, int, int, int],
+    ) -> BoundEndpoint:
+        """Bind and listen now (raising AddressError/OSError), accept on the I/O thread."""
+        cleanup: Callable[[], None] | None = None
+        if endpoint.protocol == "tcp":
+            addr = resolve_tcp(endpoint.address, bind=True, ipv6=ipv6)
+            lsock = socket.socket(addr.family, socket.SOCK_STREAM)
+            try:
+                lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                if addr.family == socket.AF_INET6:
+                    lsock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+                lsock.bind(addr.sockaddr)
+                lsock.listen(backlog)
+            except OSError:
+                lsock.close()
+                raise
+            uri = addr.uri(lsock.getsockname()[1])
+        else:
+            path = ipc_path(endpoint.address, bind=True)
+            lsock = _bind_ipc(path, backlog)
+            uri = ipc_uri(path)
+            cleanup = _ipc_cleanup(path, wildcard=endpoint.address == "*")
+        lsock.setblocking(False)
+        bound = BoundEndpoint(self, uri)
+        config = make_config(uri)
+
+        def on_accept(sock: socket.socket, peer: str) -> None:
+            if sock.family in (socket.AF_INET, socket.AF_INET6):
+                tune_tcp_socket(sock, keepalive)
+            session = Session(socket_core, config)
+
+            def on_done(s: Session) -> None:
+                bound.remove(s)
+                socket_core.session_done(s)
+
+            def on_lost(engine: StreamEngine) -> None:
+                session.connection_lost()
+
+            session.on_done = on_done
+            bound.add(session)
+            socket_core.session_started(session)
+            StreamEngine(self.io, sock, session, peer, on_lost).start()
+
+        def on_accept_failed(exc: OSError) -> None:
+            socket_core.monitor_event(C.EVENT_ACCEPT_FAILED, exc.errno or 0, uri)
+
+        listener = Listener(self.io, lsock, uri, on_accept, on_accept_failed, cleanup)
+        bound.listener = listener
+        self.io.call_soon(listener.start)
+        return bound
+
+    # ------------------------------------------------------------ connect
+    def connect(
+        self,
+        session: Session,
+        endpoint: Endpoint,
+        *,
+        ipv6: bool,
+        keepalive: tuple[int, int, int, int],
+    ) -> ConnectHandle:
+        """Start connecting `session` to `endpoint` (returns at once)."""
+        connecter = Connecter(
+            self.io,
+            session,
+            endpoint,
+            ipv6=ipv6,
+            keepalive=keepalive,
+            on_finished=lambda c: None,
+        )
+        self.io.call_soon(connecter.start)
+        return ConnectHandle(self, connecter)
+
+
+def _bind_ipc(path: str, backlog: int) -> socket.socket:
+    """Bind an AF_UNIX listener. A leftover socket file nobody listens on is
+    replaced (as libzmq does); a live one is EADDRINUSE."""
+    lsock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        try:
+            lsock.bind(path)
+        except OSError as e:
+            if e.errno != errno.EADDRINUSE or path.startswith("\0") or _ipc_alive(path):
+                raise
+            os.unlink(path)
+            lsock.bind(path)
+        lsock.listen(backlog)
+    except OSError:
+        lsock.close()
+        raise
+    return lsock
+
+
+def _ipc_alive(path: str) -> bool:
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.settimeout(0.5)
+        probe.connect(path)
+    except OSError:
+        return False
+    else:
+        return True
+    finally:
+        probe.close()
+
+
+def _ipc_cleanup(path: str, *, wildcard: bool) -> Callable[[], None] | None:
+    if path.startswith("\0"):
+        return None
+
+    def cleanup() -> None:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        if wildcard:
+            with contextlib.suppress(OSError):
+                os.rmdir(os.path.dirname(path))
+
+    return cleanup
+
+
+__all__ = ["AddressError", "BoundEndpoint", "ConnectHandle", "ThreadedDriver"]

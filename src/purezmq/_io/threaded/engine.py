@@ -1,0 +1,265 @@
+"""The threaded driver's stream engine: bytes between an OS socket and a session.
+
+Reading happens on the I/O thread: `recv_into` the connection's own buffer,
+under the session lock (the reader's thread may be parsing that buffer).
+
+Writing happens on whichever thread gets there first. When the application
+queues a message for an idle connection, `kick_output` writes it straight
+away from the application's thread - no wake-up on the latency path -
+unless messages are coming faster than SPARSE_GAP apart, in which case the
+I/O thread is asked (once) to flush, and it writes everything queued by then
+with one `sendmsg`. A write that the kernel cannot take whole leaves the
+rest in `_out` and asks the loop for POLLOUT.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import threading
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from purezmq._core.clock import monotonic
+from purezmq._zmtp import ProtocolError
+
+from .iothread import READ, WRITE, IOThread, TimerHandle
+
+if TYPE_CHECKING:
+    from purezmq._core.session import Session
+
+log = logging.getLogger("purezmq")
+
+#: Writes closer together than this are left to the I/O thread, which batches.
+SPARSE_GAP = 20e-6
+#: At most this many buffers per sendmsg (Linux IOV_MAX is 1024).
+IOV_MAX = 512
+
+
+def _nbytes(chunk: Any) -> int:
+    return chunk.nbytes if isinstance(chunk, memoryview) else len(chunk)
+
+
+class StreamEngine:
+    """Pumps one connected stream socket for a session (an IOHandler)."""
+
+    def __init__(
+        self,
+        io: IOThread,
+        sock: socket.socket,
+        session: Session,
+        peer_address: str,
+        on_lost: Callable[[StreamEngine], None],
+    ) -> None:
+        self.io = io
+        self.sock = sock
+        self.fd = sock.fileno()
+        self.session = session
+        self.peer_address = peer_address
+        self._on_lost = on_lost
+        self._out: deque[Any] = deque()
+        self._write_lock = threading.Lock()
+        self._interest_lock = threading.Lock()
+        self._flush_scheduled = False
+        self._last_write = 0.0
+        self._timer: TimerHandle | None = None
+        self._closed = False
+
+    def __repr__(self) -> str:
+        return f"<StreamEngine fd={self.fd} {self.session!r}>"
+
+    # ------------------------------------------------------------ I/O thread
+    def start(self) -> None:
+        self.session.start_connection(self, self.peer_address, self.fd)
+        self.io.register(self.fd, self, READ)
+        self._io_flush()
+
+    def on_readable(self) -> None:
+        if self._closed:
+            return
+        try:
+            n = self.session.receive_with(self.sock.recv_into)
+        except BlockingIOError:
+            return
+        except ProtocolError as e:
+            self._protocol_error(e)
+            return
+        except OSError:
+            self._lost()
+            return
+        if n == 0:
+            self._lost()
+            return
+        if self.session.input_paused:
+            self._update_interest()
+        conn = self.session.conn
+        if conn is not None and conn.has_output:
+            self._io_flush()
+
+    def on_writable(self) -> None:
+        self._io_flush()
+
+    def on_poll_error(self, exc: BaseException | None) -> None:
+        self._lost()
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        if self._closed:
+            return
+        try:
+            self.session.on_timer()
+        except ProtocolError as e:
+            self._protocol_error(e)
+
+    def _io_flush(self) -> None:
+        self._flush_scheduled = False
+        if self._closed:
+            return
+        with self._write_lock:
+            done = self._flush_locked()
+        self._after_flush(done)
+
+    # ------------------------------------------------------------ any thread
+    def kick_output(self) -> None:
+        """Messages were queued: write now from this thread, or have the loop batch."""
+        if self._closed or self._out:
+            return  # POLLOUT is armed: the loop writes when the kernel has room
+        now = monotonic()
+        if (
+            now - self._last_write >= SPARSE_GAP
+            and not self.io.in_thread()
+            and self._write_lock.acquire(blocking=False)
+        ):
+            try:
+                done = self._flush_locked()
+            finally:
+                self._write_lock.release()
+            self._after_flush(done)
+            return
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            self.io.call_soon(self._io_flush)
+
+    def flush_now(self) -> None:
+        """Write from this thread now (the sender's queue is long); if the I/O
+        thread is writing or the kernel is full, the loop takes over."""
+        if self._closed or self._out:
+            return
+        if self._write_lock.acquire(blocking=False):
+            try:
+                done = self._flush_locked()
+            finally:
+                self._write_lock.release()
+            self._after_flush(done)
+        elif not self._flush_scheduled:
+            self._flush_scheduled = True
+            self.io.call_soon(self._io_flush)
+
+    def resume_input(self) -> None:
+        self._update_interest()
+
+    def schedule(self, deadline: float | None) -> None:
+        if not self.io.in_thread():
+            self.io.call_soon(lambda: self.schedule(deadline))
+            return
+        timer = self._timer
+        if timer is not None:
+            if deadline is not None and timer.when == deadline:
+                return
+            timer.cancel()
+            self._timer = None
+        if deadline is not None and not self._closed:
+            self._timer = self.io.call_at(deadline, self._on_timer)
+
+    def close(self) -> None:
+        """Write what is in hand (best effort), then close. Any thread."""
+        if self.io.in_thread():
+            self._close_now()
+        else:
+            self.io.call_soon(self._close_now)
+
+    # ------------------------------------------------------------ internals
+    def _flush_locked(self) -> bool:
+        """Write queued output. True when nothing is left. Holds _write_lock."""
+        out = self._out
+        sock = self.sock
+        session = self.session
+        while True:
+            if not out:
+                chunks = session.collect_output()
+                if not chunks:
+                    return True
+                out.extend(chunks)
+            try:
+                if len(out) == 1:
+                    n = sock.send(out[0])
+                else:
+                    n = sock.sendmsg(list(out)[:IOV_MAX] if len(out) > IOV_MAX else out)
+            except (BlockingIOError, InterruptedError):
+                return False
+            except OSError:
+                # The connection is gone; the read side will report it.
+                out.clear()
+                self.io.call_soon(self._lost)
+                return True
+            self._last_write = monotonic()
+            while n:
+                chunk = out[0]
+                size = _nbytes(chunk)
+                if n >= size:
+                    out.popleft()
+                    n -= size
+                else:
+                    out[0] = memoryview(chunk)[n:]
+                    n = 0
+            if out:
+                return False
+
+    def _after_flush(self, done: bool) -> None:
+        if done and not self._out:
+            self.session.output_drained()
+        self._update_interest()
+
+    def _update_interest(self) -> None:
+        if self._closed:
+            return
+        with self._interest_lock:
+            mask = 0 if self.session.input_paused else READ
+            if self._out:
+                mask |= WRITE
+            self.io.set_interest(self.fd, mask)
+
+    def _protocol_error(self, err: ProtocolError) -> None:
+        self.session.connection_failed(err)
+        # An ERROR command may be queued for the peer: try once, without blocking.
+        conn = self.session.conn
+        if conn is not None:
+            try:
+                data = b"".join(bytes(c) for c in conn.data_to_send())
+                if data:
+                    self.sock.send(data)
+            except OSError:
+                pass
+        self._lost()
+
+    def _close_now(self) -> None:
+        if self._closed:
+            return
+        with self._write_lock:
+            self._flush_locked()
+        self._lost()
+
+    def _lost(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self.io.unregister(self.fd)
+        try:
+            self.sock.close()
+        except OSError:  # pragma: no cover
+            pass
+        self._on_lost(self)

@@ -1,0 +1,294 @@
+"""The Context's I/O thread: one poll loop over descriptors, timers and commands.
+
+Other threads never touch the loop's tables. They hand work over with
+`call_soon` (a deque plus one eventfd signal), and the loop runs it between
+polls. The only exception is `set_interest` on epoll, which the kernel makes
+thread-safe and which engines call under their own lock, so that the
+application thread can ask for POLLOUT after a partial direct write without
+a wake-up.
+
+A handler that raises is logged and closed; the loop and every other
+connection keep running.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import logging
+import select
+import threading
+from collections import deque
+from collections.abc import Callable
+from typing import Protocol
+
+from purezmq._core.clock import monotonic
+from purezmq._core.signaler import Signaler
+
+log = logging.getLogger("purezmq")
+
+READ = 1
+WRITE = 4
+
+
+class IOHandler(Protocol):
+    """An object the loop calls when its descriptor is ready."""
+
+    def on_readable(self) -> None: ...
+
+    def on_writable(self) -> None: ...
+
+    def on_poll_error(self, exc: BaseException | None) -> None:
+        """Called on a handler exception or a POLLERR/POLLHUP with nothing to read."""
+
+
+class TimerHandle:
+    """A scheduled call; `cancel()` makes the loop skip it."""
+
+    __slots__ = ("callback", "cancelled", "when")
+
+    def __init__(self, when: float, callback: Callable[[], None]) -> None:
+        self.when = when
+        self.callback = callback
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+class _Poller:
+    """epoll where the kernel has it, poll(2) otherwise. Masks use READ/WRITE."""
+
+    def __init__(self) -> None:
+        self._epoll = hasattr(select, "epoll")
+        if self._epoll:
+            self._ep = select.epoll()
+        else:  # pragma: no cover - non-Linux
+            self._p = select.poll()
+
+    @property
+    def thread_safe_modify(self) -> bool:
+        return self._epoll
+
+    def register(self, fd: int, mask: int) -> None:
+        if self._epoll:
+            self._ep.register(fd, self._ep_mask(mask))
+        else:  # pragma: no cover
+            self._p.register(fd, self._poll_mask(mask))
+
+    def modify(self, fd: int, mask: int) -> None:
+        if self._epoll:
+            self._ep.modify(fd, self._ep_mask(mask))
+        else:  # pragma: no cover
+            self._p.modify(fd, self._poll_mask(mask))
+
+    def unregister(self, fd: int) -> None:
+        try:
+            if self._epoll:
+                self._ep.unregister(fd)
+            else:  # pragma: no cover
+                self._p.unregister(fd)
+        except (KeyError, OSError, ValueError):
+            pass
+
+    def poll(self, timeout: float | None) -> list[tuple[int, int]]:
+        """Ready (fd, mask) pairs; error/hang-up conditions are reported as READ."""
+        if self._epoll:
+            evs = self._ep.poll(-1 if timeout is None else timeout)
+            return [(fd, _from_ep(ev)) for fd, ev in evs]
+        ms = None if timeout is None else int(timeout * 1000 + 0.999)  # pragma: no cover
+        return [(fd, _from_poll(ev)) for fd, ev in self._p.poll(ms)]  # pragma: no cover
+
+    def close(self) -> None:
+        if self._epoll:
+            self._ep.close()
+
+    @staticmethod
+    def _ep_mask(mask: int) -> int:
+        m = 0
+        if mask & READ:
+            m |= select.EPOLLIN
+        if mask & WRITE:
+            m |= select.EPOLLOUT
+        return m
+
+    @staticmethod
+    def _poll_mask(mask: int) -> int:  # pragma: no cover
+        m = 0
+        if mask & READ:
+            m |= select.POLLIN
+        if mask & WRITE:
+            m |= select.POLLOUT
+        return m
+
+
+def _from_ep(ev: int) -> int:
+    m = 0
+    if ev & (select.EPOLLIN | select.EPOLLERR | select.EPOLLHUP):
+        m |= READ
+    if ev & select.EPOLLOUT:
+        m |= WRITE
+    return m
+
+
+def _from_poll(ev: int) -> int:  # pragma: no cover
+    m = 0
+    if ev & (select.POLLIN | select.POLLERR | select.POLLHUP | select.POLLNVAL):
+        m |= READ
+    if ev & select.POLLOUT:
+        m |= WRITE
+    return m
+
+
+class IOThread:
+    """A daemon thread that owns a poll loop. Start on construction."""
+
+    def __init__(self, name: str = "purezmq-io") -> None:
+        self._poller = _Poller()
+        self._handlers: dict[int, IOHandler] = {}
+        self._masks: dict[int, int] = {}
+        self._timers: list[tuple[float, int, TimerHandle]] = []
+        self._seq = itertools.count()
+        self._commands: deque[Callable[[], None]] = deque()
+        self._wake = Signaler()
+        self._poller.register(self._wake.fileno(), READ)
+        self._stopping = False
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    # ------------------------------------------------------------ any thread
+    def in_thread(self) -> bool:
+        return threading.get_ident() == self._thread.ident
+
+    def call_soon(self, fn: Callable[[], None]) -> None:
+        """Run `fn` on the I/O thread at its next turn."""
+        self._commands.append(fn)
+        self._wake.signal()
+
+    def stop(self, timeout: float | None = None) -> None:
+        """Ask the loop to end and wait for it (not from the I/O thread itself)."""
+        if not self._stopping:
+            self.call_soon(self._request_stop)
+        if not self.in_thread():
+            self._stopped.wait(timeout)
+
+    @property
+    def alive(self) -> bool:
+        return self._thread.is_alive()
+
+    def set_interest(self, fd: int, mask: int) -> None:
+        """Change what `fd` is polled for. From the I/O thread, or from another
+        thread when the poller allows it (epoll); otherwise via `call_soon`."""
+        if self.in_thread() or self._poller.thread_safe_modify:
+            self._apply_interest(fd, mask)
+        else:  # pragma: no cover
+            self.call_soon(lambda: self._apply_interest(fd, mask))
+
+    # ------------------------------------------------------------ I/O thread
+    def register(self, fd: int, handler: IOHandler, mask: int) -> None:
+        self._handlers[fd] = handler
+        self._masks[fd] = mask
+        self._poller.register(fd, mask)
+
+    def unregister(self, fd: int) -> None:
+        if self._handlers.pop(fd, None) is not None:
+            self._masks.pop(fd, None)
+            self._poller.unregister(fd)
+
+    def call_at(self, when: float, fn: Callable[[], None]) -> TimerHandle:
+        handle = TimerHandle(when, fn)
+        heapq.heappush(self._timers, (when, next(self._seq), handle))
+        return handle
+
+    def call_later(self, delay: float, fn: Callable[[], None]) -> TimerHandle:
+        return self.call_at(monotonic() + delay, fn)
+
+    def _apply_interest(self, fd: int, mask: int) -> None:
+        if fd in self._handlers and self._masks.get(fd) != mask:
+            self._masks[fd] = mask
+            try:
+                self._poller.modify(fd, mask)
+            except OSError:  # the descriptor was closed under us: the handler will notice
+                pass
+
+    def _request_stop(self) -> None:
+        self._stopping = True
+
+    def _run(self) -> None:
+        try:
+            while not self._stopping:
+                self._turn()
+        finally:
+            self._shutdown()
+
+    def _turn(self) -> None:
+        timeout: float | None = None
+        if self._commands:
+            timeout = 0.0
+        elif self._timers:
+            timeout = max(0.0, self._timers[0][0] - monotonic())
+        events = self._poller.poll(timeout)
+        wake_fd = self._wake.fileno()
+        handlers = self._handlers
+        for fd, mask in events:
+            if fd == wake_fd:
+                self._wake.drain()
+                continue
+            handler = handlers.get(fd)
+            if handler is None:
+                continue
+            try:
+                if mask & WRITE:
+                    handler.on_writable()
+                if mask & READ and fd in handlers:
+                    handler.on_readable()
+            except Exception as exc:
+                log.exception("purezmq: I/O handler %r failed; closing it", handler)
+                self._fail(handler, exc)
+        self._run_timers()
+        self._run_commands()
+
+    def _run_timers(self) -> None:
+        timers = self._timers
+        if not timers:
+            return
+        now = monotonic()
+        while timers and timers[0][0] <= now:
+            _, _, handle = heapq.heappop(timers)
+            if handle.cancelled:
+                continue
+            try:
+                handle.callback()
+            except Exception:
+                log.exception("purezmq: timer callback %r failed", handle.callback)
+
+    def _run_commands(self) -> None:
+        commands = self._commands
+        for _ in range(len(commands)):
+            fn = commands.popleft()
+            try:
+                fn()
+            except Exception:
+                log.exception("purezmq: I/O command %r failed", fn)
+
+    def _fail(self, handler: IOHandler, exc: BaseException) -> None:
+        try:
+            handler.on_poll_error(exc)
+        except Exception:
+            log.exception("purezmq: closing failed handler %r raised", handler)
+
+    def _shutdown(self) -> None:
+        # Whatever is still registered belongs to sockets that outlived term()
+        # (it only stops us after they are gone); release descriptors anyway.
+        for fd in list(self._handlers):
+            handler = self._handlers.get(fd)
+            if handler is not None:
+                try:
+                    handler.on_poll_error(None)
+                except Exception:
+                    log.exception("purezmq: closing %r at shutdown failed", handler)
+        self._handlers.clear()
+        self._poller.close()
+        self._wake.close()
+        self._stopped.set()

@@ -1,0 +1,176 @@
+"""Endpoint strings: parsing, resolution and OS-socket set-up for tcp and ipc.
+
+`tcp://host:port`, `tcp://*:port`, `tcp://*:*` (or port 0), `tcp://[::1]:port`,
+hostnames; `ipc:///path`, `ipc://@abstract` (Linux), `ipc://*` (a fresh
+temporary path); `inproc://name`. Errors carry the errno libzmq returns for
+the same string, so the socket layer can raise pyzmq's ZMQError unchanged.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import socket
+import sys
+import tempfile
+from dataclasses import dataclass
+
+
+class AddressError(Exception):
+    """A malformed or unusable endpoint. `errno` is libzmq's choice for it."""
+
+    def __init__(self, errnum: int, message: str) -> None:
+        super().__init__(message)
+        self.errno = errnum
+        self.message = message
+
+
+PROTOCOLS = ("tcp", "ipc", "inproc")
+#: Transports libzmq knows but purezmq does not carry (EPROTONOSUPPORT).
+UNSUPPORTED = ("pgm", "epgm", "norm", "tipc", "vmci", "udp", "ws", "wss", "vsock")
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """A parsed endpoint: protocol and the part after `://`."""
+
+    protocol: str
+    address: str
+
+    def __str__(self) -> str:
+        return f"{self.protocol}://{self.address}"
+
+
+def parse_endpoint(endpoint: str) -> Endpoint:
+    """Split and validate `protocol://address` (EINVAL / EPROTONOSUPPORT)."""
+    if not isinstance(endpoint, str):
+        raise TypeError(f"endpoint must be str, not {type(endpoint).__name__}")
+    proto, sep, rest = endpoint.partition("://")
+    if not sep or not proto:
+        raise AddressError(
+            errno.EINVAL, f"Invalid endpoint {endpoint!r}: expected 'protocol://address'"
+        )
+    if proto in UNSUPPORTED:
+        raise AddressError(errno.EPROTONOSUPPORT, f"Protocol {proto!r} is not supported by purezmq")
+    if proto not in PROTOCOLS:
+        raise AddressError(errno.EPROTONOSUPPORT, f"Protocol {proto!r} not supported")
+    if not rest:
+        raise AddressError(errno.EINVAL, f"Invalid endpoint {endpoint!r}: empty address")
+    if proto == "ipc" and sys.platform == "win32":  # pragma: no cover
+        raise AddressError(errno.EPROTONOSUPPORT, "ipc is not available on this platform")
+    return Endpoint(proto, rest)
+
+
+# ---------------------------------------------------------------- tcp
+@dataclass(frozen=True)
+class TcpAddress:
+    """A resolved tcp address: the family and the sockaddr to bind/connect."""
+
+    family: int
+    sockaddr: tuple[str, int] | tuple[str, int, int, int]
+    source: tuple[str, int] | None = None
+
+    def uri(self, port: int | None = None) -> str:
+        host = self.sockaddr[0]
+        p = self.sockaddr[1] if port is None else port
+        if self.family == socket.AF_INET6:
+            return f"tcp://[{host}]:{p}"
+        return f"tcp://{host}:{p}"
+
+
+def _split_host_port(address: str, what: str) -> tuple[str, str]:
+    host, sep, port = address.rpartition(":")
+    if not sep or not host:
+        raise AddressError(errno.EINVAL, f"Invalid tcp {what} {address!r}: expected host:port")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    return host, port
+
+
+def _parse_port(port: str, address: str, *, bind: bool) -> int:
+    if port == "*" and bind:
+        return 0
+    try:
+        value = int(port)
+    except ValueError:
+        raise AddressError(errno.EINVAL, f"Invalid tcp port in {address!r}") from None
+    if not 0 <= value <= 65535 or (value == 0 and not bind):
+        raise AddressError(errno.EINVAL, f"Invalid tcp port in {address!r}")
+    return value
+
+
+def resolve_tcp(address: str, *, bind: bool, ipv6: bool) -> TcpAddress:
+    """Resolve a tcp address as libzmq does: '*' binds every interface of the
+    family, IPV6 allows v6 (and v4-mapped) addresses, names go through DNS."""
+    source: tuple[str, int] | None = None
+    if not bind and ";" in address:
+        src, _, address = address.partition(";")
+        shost, sport = _split_host_port(src, "source address")
+        source = (shost, _parse_port(sport, src, bind=True))
+    host, port_s = _split_host_port(address, "address")
+    port = _parse_port(port_s, address, bind=bind)
+    if bind and host == "*":
+        if ipv6:
+            return TcpAddress(socket.AF_INET6, ("::", port, 0, 0))
+        return TcpAddress(socket.AF_INET, ("0.0.0.0", port))
+    family = socket.AF_UNSPEC if ipv6 else socket.AF_INET
+    flags = socket.AI_PASSIVE if bind else 0
+    try:
+        infos = socket.getaddrinfo(host, port, family, socket.SOCK_STREAM, 0, flags)
+    except (socket.gaierror, UnicodeError) as e:
+        if bind:
+            raise AddressError(errno.ENODEV, f"No such device/interface {host!r} ({e})") from None
+        raise AddressError(errno.EINVAL, f"Cannot resolve {host!r}: {e}") from None
+    # Prefer IPv4 unless only IPv6 resolved (libzmq with IPV6 accepts both).
+    infos.sort(key=lambda i: i[0] != socket.AF_INET)
+    fam, _, _, _, sockaddr = infos[0]
+    return TcpAddress(fam, sockaddr, source)  # type: ignore[arg-type]
+
+
+def tune_tcp_socket(sock: socket.socket, keepalive: tuple[int, int, int, int]) -> None:
+    """TCP_NODELAY (ZeroMQ batches itself) and the TCP_KEEPALIVE* options."""
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    on, cnt, idle, intvl = keepalive
+    if on != -1:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1 if on else 0)
+    if on == 1:
+        for opt_name, value in (
+            ("TCP_KEEPCNT", cnt),
+            ("TCP_KEEPIDLE", idle),
+            ("TCP_KEEPINTVL", intvl),
+        ):
+            opt = getattr(socket, opt_name, None)
+            if opt is not None and value != -1:
+                sock.setsockopt(socket.IPPROTO_TCP, opt, value)
+
+
+# ---------------------------------------------------------------- ipc
+def ipc_path(address: str, *, bind: bool) -> str:
+    """The AF_UNIX path for an ipc address; '@name' is Linux's abstract namespace
+    (a leading NUL byte); '*' binds a fresh path in a private temp directory."""
+    if address == "*":
+        if not bind:
+            raise AddressError(errno.EINVAL, "ipc://* can only be bound, not connected")
+        directory = tempfile.mkdtemp(prefix="purezmq-")
+        return os.path.join(directory, "socket")
+    if address.startswith("@"):
+        if not sys.platform.startswith("linux"):
+            raise AddressError(errno.EINVAL, "abstract ipc names (ipc://@name) need Linux")
+        return "\0" + address[1:]
+    if len(address.encode()) >= IPC_PATH_MAX_LEN:
+        raise AddressError(
+            errno.ENAMETOOLONG,
+            f"ipc path is {len(address.encode())} bytes; the limit is {IPC_PATH_MAX_LEN - 1}",
+        )
+    return address
+
+
+def ipc_uri(path: str) -> str:
+    """The endpoint string for an AF_UNIX path (LAST_ENDPOINT)."""
+    if path.startswith("\0"):
+        return "ipc://@" + path[1:]
+    return "ipc://" + path
+
+
+#: sizeof(sockaddr_un.sun_path) on Linux; other Unixes use 104.
+IPC_PATH_MAX_LEN = 108 if sys.platform.startswith("linux") else 104

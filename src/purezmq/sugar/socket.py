@@ -1,0 +1,475 @@
+"""Socket: pyzmq's socket API over purezmq's SocketCore."""
+
+from __future__ import annotations
+
+import errno
+import json
+import pickle
+import random
+import warnings
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from purezmq import constants as C
+from purezmq._core.socket_core import SocketCore
+from purezmq.error import ZMQBindError, ZMQError
+
+from .attrsettr import AttributeSetter
+from .frame import Frame
+from .tracker import MessageTracker, _done_tracker
+
+if TYPE_CHECKING:
+    from .context import Context
+
+_NOBLOCK = C.NOBLOCK
+_SNDMORE = C.SNDMORE
+_T = TypeVar("_T")
+
+#: Options whose value is a bytes string (the rest are ints).
+_BYTES_OPTIONS = frozenset(
+    o
+    for o in C.SocketOption
+    if getattr(o, "_opt_type", None) is not None and o._opt_type.name == "bytes"
+)
+
+
+def _frame_data(data: Any, copy: bool) -> Any:
+    """What goes into the pipe for one frame the application sends.
+
+    bytes are immutable, so they are always sent by reference. Other buffers
+    are copied unless `copy=False`, in which case the application promises
+    not to modify them until the tracker says they are sent."""
+    if isinstance(data, bytes):
+        return data
+    if isinstance(data, Frame):
+        return data._data
+    if isinstance(data, str):
+        raise TypeError("unicode not allowed, use send_string")
+    try:
+        view = memoryview(data)
+    except TypeError:
+        raise TypeError(
+            f"Expected bytes, a buffer, or a Frame; got {type(data).__name__}: {data!r}"
+        ) from None
+    if not view.c_contiguous:
+        raise ValueError("Message buffers must be contiguous")
+    if copy:
+        return view.tobytes()
+    return view.cast("B") if view.format != "B" or view.ndim != 1 else view
+
+
+class _SocketContext:
+    """Returned by bind/connect: `with s.bind(url):` unbinds on exit."""
+
+    def __init__(self, socket: Socket, kind: str, addr: str) -> None:
+        self.socket = socket
+        self.kind = kind
+        self.addr = addr
+
+    def __enter__(self) -> Socket:
+        return self.socket
+
+    def __exit__(self, *exc: object) -> None:
+        if self.socket.closed:
+            return
+        if self.kind == "bind":
+            self.socket.unbind(self.addr)
+        else:
+            self.socket.disconnect(self.addr)
+
+    def __repr__(self) -> str:
+        return f"<SocketContext({self.kind}={self.addr!r})>"
+
+
+class Socket(AttributeSetter):
+    """A ZeroMQ socket with pyzmq's interface (create it with `Context.socket`)."""
+
+    context: Context
+    copy_threshold: int
+    _shadow: bool
+    _repr_cls = "zmq.Socket"
+
+    def __init__(
+        self,
+        ctx_or_socket: Any = None,
+        socket_type: int = 0,
+        *,
+        shadow: Any = 0,
+        copy_threshold: int | None = None,
+    ) -> None:
+        if isinstance(ctx_or_socket, Socket) and not shadow:
+            shadow, ctx_or_socket = ctx_or_socket, None
+        if shadow:
+            other = shadow if isinstance(shadow, Socket) else None
+            if other is None:
+                raise ZMQError(errno.EINVAL, "purezmq can only shadow another purezmq Socket")
+            object.__setattr__(self, "_core", other._core)
+            object.__setattr__(self, "context", other.context)
+            object.__setattr__(self, "_shadow", True)
+        else:
+            if ctx_or_socket is None:
+                raise TypeError("Socket needs a Context; use ctx.socket(type)")
+            core = ctx_or_socket._core.socket(socket_type)
+            object.__setattr__(self, "_core", core)
+            object.__setattr__(self, "context", ctx_or_socket)
+            object.__setattr__(self, "_shadow", False)
+            ctx_or_socket._add_socket(self)
+        object.__setattr__(
+            self, "copy_threshold", C.COPY_THRESHOLD if copy_threshold is None else copy_threshold
+        )
+        object.__setattr__(self, "_monitor_socket", None)
+
+    _core: SocketCore
+    _monitor_socket: Socket | None
+
+    # ------------------------------------------------------------ basics
+    @property
+    def underlying(self) -> int:
+        """An integer identifying the underlying socket (for `shadow`)."""
+        return id(self._core)
+
+    @property
+    def closed(self) -> bool:
+        return self._core.closed
+
+    @property
+    def socket_type(self) -> int:
+        return self._core.type
+
+    @property
+    def _type_name(self) -> str:
+        return self._core.type_name
+
+    def __repr__(self) -> str:
+        cls = type(self)
+        name = cls.__dict__.get("_repr_cls") or f"{cls.__module__}.{cls.__name__}"
+        closed = " closed" if self.closed else ""
+        return f"<{name}(zmq.{self._core.type_name}) at {hex(id(self))}{closed}>"
+
+    def __enter__(self: _T) -> _T:
+        return self
+
+    def __exit__(self, *args: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            core = self._core
+        except AttributeError:
+            return
+        if not self._shadow and not core.closed:
+            if warnings is not None:
+                warnings.warn(f"Unclosed socket {self}", ResourceWarning, stacklevel=2, source=self)
+            self.close()
+
+    @classmethod
+    def shadow(cls, address: Any) -> Socket:
+        """A second Socket object for the same underlying socket."""
+        return cls(shadow=address)
+
+    def close(self, linger: int | None = None) -> None:
+        """Close the socket. Queued messages are still delivered in the background
+        for up to `linger` ms (or the LINGER option), and `Context.term` waits."""
+        core = self._core
+        if core.closed:
+            return
+        if self._monitor_socket is not None:
+            self.disable_monitor()
+        core.close(linger)
+        if not self._shadow:
+            self.context._rm_socket(self)
+
+    def fileno(self) -> int:
+        """The FD option: readable when EVENTS may have changed (edge-triggered)."""
+        return self._core.fileno()
+
+    # ------------------------------------------------------------ endpoints
+    def bind(self, addr: str) -> _SocketContext:
+        """Bind to an endpoint (tcp://, ipc://, inproc://)."""
+        self._core.bind(_addr(addr))
+        return _SocketContext(self, "bind", self._core.last_endpoint if "*" in addr else addr)
+
+    def connect(self, addr: str) -> _SocketContext:
+        """Connect to an endpoint; the connection is made in the background."""
+        self._core.connect(_addr(addr))
+        return _SocketContext(self, "connect", addr)
+
+    def unbind(self, addr: str) -> None:
+        self._core.unbind(_addr(addr))
+
+    def disconnect(self, addr: str) -> None:
+        self._core.disconnect(_addr(addr))
+
+    def bind_to_random_port(
+        self, addr: str, min_port: int = 49152, max_port: int = 65536, max_tries: int = 100
+    ) -> int:
+        """Bind `addr` (e.g. 'tcp://127.0.0.1') to a random port; return the port."""
+        if min_port == 49152 and max_port == 65536:
+            # Let the OS choose, like pyzmq does for the default range.
+            self.bind(f"{addr}:*")
+            return int(self._core.last_endpoint.rsplit(":", 1)[-1])
+        for _ in range(max_tries):
+            port = random.randrange(min_port, max_port)
+            try:
+                self.bind(f"{addr}:{port}")
+            except ZMQError as e:
+                if e.errno not in (errno.EADDRINUSE, errno.EACCES):
+                    raise
+            else:
+                return port
+        raise ZMQBindError("Could not bind socket to random port.")
+
+    # ------------------------------------------------------------ options
+    def set(self, option: int, optval: Any) -> None:
+        """Set a socket option (see zmq.SocketOption)."""
+        self._core.setsockopt(option, optval)
+
+    setsockopt = set
+
+    def get(self, option: int) -> Any:
+        """Get a socket option (see zmq.SocketOption)."""
+        return self._core.getsockopt(option)
+
+    getsockopt = get
+
+    def set_string(self, option: int, optval: str, encoding: str = "utf-8") -> None:
+        if not isinstance(optval, str):
+            raise TypeError(f"strings only, not {type(optval)}")
+        self.set(option, optval.encode(encoding))
+
+    setsockopt_string = setsockopt_unicode = set_string
+
+    def get_string(self, option: int, encoding: str = "utf-8") -> str:
+        if option not in _BYTES_OPTIONS:
+            raise TypeError(f"option {option} will not return a string to be decoded")
+        value = self.get(option)
+        return value.decode(encoding) if isinstance(value, bytes) else str(value)
+
+    getsockopt_string = getsockopt_unicode = get_string
+
+    def _set_attr_opt(self, name: str, opt: int, value: Any) -> None:
+        if name == "HWM":
+            self.set_hwm(value)
+        else:
+            self.set(opt, value)
+
+    def _get_attr_opt(self, name: str, opt: int) -> Any:
+        if name == "HWM":
+            return self.get_hwm()
+        return self.get(opt)
+
+    def set_hwm(self, value: int) -> None:
+        """Set both SNDHWM and RCVHWM."""
+        self.set(C.SNDHWM, value)
+        self.set(C.RCVHWM, value)
+
+    def get_hwm(self) -> int:
+        """SNDHWM (pyzmq reports the send side when they differ)."""
+        return int(self.get(C.SNDHWM))
+
+    hwm = property(get_hwm, set_hwm)
+
+    def subscribe(self, topic: str | bytes) -> None:
+        """SUB: receive messages starting with `topic` ('' for everything)."""
+        if isinstance(topic, str):
+            topic = topic.encode("utf-8")
+        self.set(C.SUBSCRIBE, topic)
+
+    def unsubscribe(self, topic: str | bytes) -> None:
+        if isinstance(topic, str):
+            topic = topic.encode("utf-8")
+        self.set(C.UNSUBSCRIBE, topic)
+
+    # ------------------------------------------------------------ send
+    def send(
+        self,
+        data: Any,
+        flags: int = 0,
+        copy: bool = True,
+        track: bool = False,
+        routing_id: int | None = None,
+        group: str | None = None,
+    ) -> MessageTracker | None:
+        """Send one frame. flags: NOBLOCK (raise Again instead of waiting), SNDMORE."""
+        if routing_id is not None or group is not None:
+            raise ZMQError(
+                errno.ENOTSUP, "routing_id/group need the draft socket types (not supported)"
+            )
+        frame = data if type(data) is bytes else _frame_data(data, copy)
+        self._core.send_frame(frame, bool(flags & _SNDMORE), bool(flags & _NOBLOCK))
+        if track:
+            return data._tracker_done() if isinstance(data, Frame) else _done_tracker()
+        if isinstance(data, Frame) and data.tracker is not None:
+            return data.tracker
+        return None
+
+    def send_multipart(
+        self,
+        msg_parts: Sequence[Any],
+        flags: int = 0,
+        copy: bool = True,
+        track: bool = False,
+        **kwargs: Any,
+    ) -> MessageTracker | None:
+        """Send a whole multipart message (atomically: all parts or none)."""
+        frames = []
+        for i, part in enumerate(msg_parts):
+            if type(part) is bytes:
+                frames.append(part)
+                continue
+            if isinstance(part, str) or not (isinstance(part, Frame) or _has_buffer(part)):
+                raise TypeError(f"Frame {i} ({part!r}) does not support the buffer interface.")
+            frames.append(_frame_data(part, copy))
+        if not frames:
+            raise ValueError("send_multipart needs at least one part")
+        if flags & _SNDMORE:
+            for f in frames:
+                self._core.send_frame(f, True, bool(flags & _NOBLOCK))
+        else:
+            self._core.send_msg(frames, bool(flags & _NOBLOCK))
+        return _done_tracker() if track else None
+
+    def send_string(
+        self, u: str, flags: int = 0, copy: bool = True, encoding: str = "utf-8", **kwargs: Any
+    ) -> MessageTracker | None:
+        if not isinstance(u, str):
+            raise TypeError("str objects only")
+        return self.send(u.encode(encoding), flags=flags, copy=copy, **kwargs)
+
+    send_unicode = send_string
+
+    def send_pyobj(
+        self, obj: Any, flags: int = 0, protocol: int = pickle.DEFAULT_PROTOCOL, **kwargs: Any
+    ) -> MessageTracker | None:
+        return self.send(pickle.dumps(obj, protocol), flags=flags, **kwargs)
+
+    def send_json(self, obj: Any, flags: int = 0, **kwargs: Any) -> MessageTracker | None:
+        send_kwargs = {
+            k: kwargs.pop(k) for k in ("copy", "track", "routing_id", "group") if k in kwargs
+        }
+        msg = json.dumps(obj, **kwargs).encode("utf-8")
+        return self.send(msg, flags=flags, **send_kwargs)
+
+    def send_serialized(
+        self,
+        msg: Any,
+        serialize: Callable[[Any], list[Any]],
+        flags: int = 0,
+        copy: bool = True,
+        **kwargs: Any,
+    ) -> MessageTracker | None:
+        frames = serialize(msg)
+        return self.send_multipart(frames, flags=flags, copy=copy, **kwargs)
+
+    # ------------------------------------------------------------ recv
+    def recv(self, flags: int = 0, copy: bool = True, track: bool = False) -> Any:
+        """Receive one frame: bytes, or a Frame when copy=False."""
+        frame, more = self._core.recv_frame(bool(flags & _NOBLOCK))
+        if copy:
+            return frame if type(frame) is bytes else bytes(frame)
+        return Frame._received(frame, more, self._core.last_metadata)
+
+    def recv_multipart(self, flags: int = 0, copy: bool = True, track: bool = False) -> list[Any]:
+        """Receive all parts of a multipart message."""
+        msg = self._core.recv_msg(bool(flags & _NOBLOCK))
+        if copy:
+            return [f if type(f) is bytes else bytes(f) for f in msg]
+        meta = self._core.last_metadata
+        last = len(msg) - 1
+        return [Frame._received(f, i < last, meta) for i, f in enumerate(msg)]
+
+    def recv_into(self, buffer: Any, /, *, nbytes: int = 0, flags: int = 0) -> int:
+        """Receive one frame into `buffer`; returns the frame's full size
+        (the data is truncated to the buffer, as libzmq's zmq_recv does)."""
+        view = memoryview(buffer).cast("B")
+        if view.readonly:
+            raise TypeError("recv_into needs a writable buffer")
+        if nbytes < 0:
+            raise ValueError(f"nbytes={nbytes!r} must be non-negative")
+        limit = len(view) if nbytes == 0 else min(nbytes, len(view))
+        frame, _ = self._core.recv_frame(bool(flags & _NOBLOCK))
+        size = len(frame)
+        n = min(size, limit)
+        view[:n] = memoryview(frame)[:n]
+        return size
+
+    def recv_string(self, flags: int = 0, encoding: str = "utf-8") -> str:
+        msg = self.recv(flags=flags)
+        return msg.decode(encoding)  # type: ignore[no-any-return]
+
+    recv_unicode = recv_string
+
+    def recv_pyobj(self, flags: int = 0) -> Any:
+        return pickle.loads(self.recv(flags))
+
+    def recv_json(self, flags: int = 0, **kwargs: Any) -> Any:
+        return json.loads(self.recv(flags), **kwargs)
+
+    def recv_serialized(
+        self, deserialize: Callable[[list[Any]], Any], flags: int = 0, copy: bool = True
+    ) -> Any:
+        return deserialize(self.recv_multipart(flags, copy=copy))
+
+    # ------------------------------------------------------------ polling
+    def poll(self, timeout: int | None = None, flags: int = C.POLLIN) -> int:
+        """Wait up to `timeout` ms (None: forever) for `flags`; return the events."""
+        if self.closed:
+            raise ZMQError(errno.ENOTSUP, "Socket is closed")
+        from .poll import Poller
+
+        p = Poller()
+        p.register(self, flags)
+        evts = dict(p.poll(timeout))
+        return int(evts.get(self, 0))
+
+    # ------------------------------------------------------------ monitor
+    def monitor(self, addr: str | None, events: int = C.EVENT_ALL) -> None:
+        """Publish socket events on a PAIR bound at `addr` (inproc://); None stops."""
+        self._core.start_monitor(addr, events)
+
+    def get_monitor_socket(self, events: int | None = None, addr: str | None = None) -> Socket:
+        """A PAIR socket receiving this socket's events (see utils.monitor)."""
+        if self._monitor_socket is not None:
+            if self._monitor_socket.closed:
+                object.__setattr__(self, "_monitor_socket", None)
+            else:
+                existing: Socket = self._monitor_socket
+                return existing
+        if addr is None:
+            addr = f"inproc://monitor.s-{self._core.fileno()}.{id(self):x}"
+        self.monitor(addr, C.EVENT_ALL if events is None else events)
+        mon: Socket = self.context.socket(C.PAIR)
+        mon.connect(addr)
+        object.__setattr__(self, "_monitor_socket", mon)
+        return mon
+
+    def disable_monitor(self) -> None:
+        """Stop monitoring (and close the socket from get_monitor_socket)."""
+        object.__setattr__(self, "_monitor_socket", None)
+        self._core.start_monitor(None, 0)
+
+    # ------------------------------------------------------------ drafts
+    def join(self, group: str | bytes) -> None:
+        raise ZMQError(errno.ENOTSUP, "join() needs RADIO/DISH draft sockets (not supported)")
+
+    def leave(self, group: str | bytes) -> None:
+        raise ZMQError(errno.ENOTSUP, "leave() needs RADIO/DISH draft sockets (not supported)")
+
+
+def _addr(addr: Any) -> str:
+    if isinstance(addr, bytes):
+        return addr.decode("utf-8")
+    if not isinstance(addr, str):
+        raise TypeError(f"expected str, got: {addr!r}")
+    return addr
+
+
+def _has_buffer(obj: Any) -> bool:
+    try:
+        memoryview(obj)
+    except TypeError:
+        return False
+    return True
+
+
+SyncSocket = Socket
