@@ -50,12 +50,16 @@ def pipeline(ctx: zmq.Context, n_workers: int, n_tasks: int) -> bool:
         rx.close()
         tx.close()
 
+    # Watch the ventilator's handshakes, so tasks go out only once every worker
+    # is connected and load balancing is fair from the first task.
+    mon = vent.get_monitor_socket(zmq.EVENT_HANDSHAKE_SUCCEEDED)
     threads = [threading.Thread(target=worker, args=(f"w{i}",)) for i in range(n_workers)]
     for t in threads:
         t.start()
-    # Wait until every worker is connected, so load balancing is fair from the start.
-    mon = vent.get_monitor_socket(zmq.EVENT_HANDSHAKE_SUCCEEDED)
     for _ in range(n_workers):
+        if not mon.poll(10_000):
+            _line("   workers did not connect within 10 s")
+            return False
         mon.recv_multipart()
     vent.disable_monitor()
     t0 = time.perf_counter()
@@ -114,9 +118,9 @@ def pubsub(ctx: zmq.Context, n_updates: int) -> bool:
         expected = Counter({t: sent[t] for t in wanted})
         ok = ok and got == expected
         detail = ", ".join(f"{t.decode()}={c}" for t, c in sorted(got.items()))
-        prefixes = [f.decode() for f in filters[name]]
+        shown = ", ".join(f.decode() for f in filters[name])
         verdict = "ok" if got == expected else "MISMATCH"
-        _line(f"   {name:11s} subscribed {prefixes}: {detail} [{verdict}]")
+        _line(f"   {name:11s} subscribed [{shown}]: {detail} [{verdict}]")
         s.close()
     pub.close()
     return ok

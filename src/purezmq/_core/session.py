@@ -452,6 +452,7 @@ class Session:
     def connection_lost(self) -> float | None:
         """The driver's OS connection is gone. Returns the delay before the driver
         should reconnect, or None if this session is over."""
+        self._salvage_input()
         with self.lock:
             was_up = self.conn is not None
             self.conn = None
@@ -476,6 +477,31 @@ class Session:
         elif handshaken and self.pipe is not None:
             self.pipe.hiccup()
         return self.next_reconnect_delay()
+
+    def _salvage_input(self) -> None:
+        """Deliver what the peer sent before it went away.
+
+        With lazy parsing, complete messages may still sit unparsed in the
+        connection's buffer when the stream ends. They were received, so they
+        are delivered (libzmq would have them in the kernel buffer and read
+        them before seeing the end of the stream). They go past the HWM: the
+        bytes are already in memory, bounded by READAHEAD_LIMIT, and nothing
+        more can arrive on this connection."""
+        conn = self.conn
+        pipe = self.pipe
+        if conn is None or pipe is None or not self._handshaken:
+            return
+        with self.lock:
+            while conn.has_pending_input:
+                try:
+                    msgs = conn.pull(IN_BATCH)
+                except ProtocolError:
+                    break
+                if not msgs:
+                    break  # only a partial frame is left
+                pipe.extend_outbound(msgs)
+        if pipe.reader_asleep and pipe.outbound_size:
+            pipe.notify_reader()
 
     def next_reconnect_delay(self) -> float:
         """RECONNECT_IVL, doubling up to RECONNECT_IVL_MAX when that is set."""

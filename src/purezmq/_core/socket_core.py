@@ -37,6 +37,10 @@ from .signaler import Signaler
 if TYPE_CHECKING:
     from .context_core import ContextCore
 
+# Plain ints for the hot path (IntFlag arithmetic goes through enum code).
+_POLLIN = int(C.POLLIN)
+_POLLOUT = int(C.POLLOUT)
+
 # Mailbox commands (first item of each tuple).
 _ATTACH, _IDENTIFIED, _READ, _WRITE, _CLOSED, _HICCUP = range(6)
 
@@ -363,9 +367,9 @@ class SocketCore:
         ev = 0
         try:
             if self._rcv is not None or self.pattern.has_in():
-                ev |= C.POLLIN
+                ev |= _POLLIN
             if self.pattern.has_out():
-                ev |= C.POLLOUT
+                ev |= _POLLOUT
         except RoutingError as e:
             raise _routing_error(e) from None
         return ev

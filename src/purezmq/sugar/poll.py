@@ -16,6 +16,10 @@ from typing import Any
 from purezmq import constants as C
 from purezmq.error import ZMQError
 
+_POLLIN = int(C.POLLIN)
+_POLLOUT = int(C.POLLOUT)
+_POLLERR = int(C.POLLERR)
+
 _HAVE_POLL = hasattr(_select, "poll")
 
 
@@ -36,16 +40,16 @@ def _fd_ready(items: list[tuple[Any, int, int]], timeout_ms: int) -> list[tuple[
     if not items:
         return []
     if not _HAVE_POLL:  # pragma: no cover - Windows
-        r = [fd for _, fd, fl in items if fl & C.POLLIN]
-        w = [fd for _, fd, fl in items if fl & C.POLLOUT]
-        x = [fd for _, fd, fl in items if fl & C.POLLERR]
+        r = [fd for _, fd, fl in items if fl & _POLLIN]
+        w = [fd for _, fd, fl in items if fl & _POLLOUT]
+        x = [fd for _, fd, fl in items if fl & _POLLERR]
         rr, ww, xx = _select.select(r, w, x, None if timeout_ms < 0 else timeout_ms / 1000)
         out = []
         for obj, fd, _ in items:
             ev = (
-                (C.POLLIN if fd in rr else 0)
-                | (C.POLLOUT if fd in ww else 0)
-                | (C.POLLERR if fd in xx else 0)
+                (_POLLIN if fd in rr else 0)
+                | (_POLLOUT if fd in ww else 0)
+                | (_POLLERR if fd in xx else 0)
             )
             if ev:
                 out.append((obj, ev))
@@ -53,9 +57,9 @@ def _fd_ready(items: list[tuple[Any, int, int]], timeout_ms: int) -> list[tuple[
     p = _select.poll()
     for _, fd, fl in items:
         mask = 0
-        if fl & C.POLLIN:
+        if fl & _POLLIN:
             mask |= _select.POLLIN | _select.POLLPRI
-        if fl & C.POLLOUT:
+        if fl & _POLLOUT:
             mask |= _select.POLLOUT
         p.register(fd, mask)
     by_fd: dict[int, list[tuple[Any, int]]] = {}
@@ -66,11 +70,11 @@ def _fd_ready(items: list[tuple[Any, int, int]], timeout_ms: int) -> list[tuple[
         for obj, fl in by_fd.get(fd, []):
             zev = 0
             if ev & (_select.POLLIN | _select.POLLPRI | _select.POLLHUP):
-                zev |= C.POLLIN & fl
+                zev |= _POLLIN & fl
             if ev & _select.POLLOUT:
-                zev |= C.POLLOUT & fl
+                zev |= _POLLOUT & fl
             if ev & (_select.POLLERR | _select.POLLNVAL):
-                zev |= C.POLLERR
+                zev |= _POLLERR
             if zev:
                 result.append((obj, zev))
     return result
@@ -101,7 +105,7 @@ def zmq_poll(sockets: Iterable[tuple[Any, int]], timeout: int | None = -1) -> li
                 return []
             wait_ms = max(1, int(remaining * 1000 + 0.999))
         waits: list[tuple[Any, int, int]] = [
-            (obj, obj._core.fileno(), C.POLLIN) for obj, _ in zsocks
+            (obj, obj._core.fileno(), _POLLIN) for obj, _ in zsocks
         ]
         waits.extend(fds)
         if not waits:
@@ -124,7 +128,7 @@ class Poller:
     def __contains__(self, socket: Any) -> bool:
         return socket in self._map
 
-    def register(self, socket: Any, flags: int = C.POLLIN | C.POLLOUT) -> None:
+    def register(self, socket: Any, flags: int = _POLLIN | _POLLOUT) -> None:
         """Watch `socket` for `flags` (0 unregisters); re-registering modifies."""
         if flags:
             if socket in self._map:
@@ -136,7 +140,7 @@ class Poller:
         elif socket in self._map:
             self.unregister(socket)
 
-    def modify(self, socket: Any, flags: int = C.POLLIN | C.POLLOUT) -> None:
+    def modify(self, socket: Any, flags: int = _POLLIN | _POLLOUT) -> None:
         self.register(socket, flags)
 
     def unregister(self, socket: Any) -> None:
@@ -159,14 +163,14 @@ def select(
     t = -1 if timeout is None or timeout < 0 else int(timeout * 1000.0)
     flags: dict[Any, int] = {}
     for s in rlist:
-        flags[s] = flags.get(s, 0) | C.POLLIN
+        flags[s] = flags.get(s, 0) | _POLLIN
     for s in wlist:
-        flags[s] = flags.get(s, 0) | C.POLLOUT
+        flags[s] = flags.get(s, 0) | _POLLOUT
     for s in xlist:
-        flags[s] = flags.get(s, 0) | C.POLLERR
+        flags[s] = flags.get(s, 0) | _POLLERR
     ready = dict(zmq_poll(list(flags.items()), t))
     return (
-        [s for s in rlist if ready.get(s, 0) & C.POLLIN],
-        [s for s in wlist if ready.get(s, 0) & C.POLLOUT],
-        [s for s in xlist if ready.get(s, 0) & C.POLLERR],
+        [s for s in rlist if ready.get(s, 0) & _POLLIN],
+        [s for s in wlist if ready.get(s, 0) & _POLLOUT],
+        [s for s in xlist if ready.get(s, 0) & _POLLERR],
     )

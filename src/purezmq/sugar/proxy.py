@@ -16,6 +16,10 @@ from purezmq.error import Again
 
 from .poll import zmq_poll
 
+_POLLIN = int(C.POLLIN)
+_POLLOUT = int(C.POLLOUT)
+_POLLERR = int(C.POLLERR)
+
 #: Messages forwarded per direction before polling again (fairness).
 _BATCH = 256
 
@@ -29,7 +33,7 @@ def _forward(src: Any, dst: Any, capture: Any | None) -> None:
         if capture is not None:
             capture.send_multipart(msg)
         dst.send_multipart(msg)
-        if not (src._core.events() & C.POLLIN) or not (dst._core.events() & C.POLLOUT):
+        if not (src._core.events() & _POLLIN) or not (dst._core.events() & _POLLOUT):
             return
 
 
@@ -38,19 +42,19 @@ def proxy(frontend: Any, backend: Any, capture: Any | None = None) -> None:
     while True:
         flags: dict[Any, int] = {frontend: 0, backend: 0}
         # Read a side only when the other can take it; otherwise wait for that.
-        if backend._core.events() & C.POLLOUT:
-            flags[frontend] |= C.POLLIN
+        if backend._core.events() & _POLLOUT:
+            flags[frontend] |= _POLLIN
         else:
-            flags[backend] |= C.POLLOUT
+            flags[backend] |= _POLLOUT
         if frontend is not backend:
-            if frontend._core.events() & C.POLLOUT:
-                flags[backend] |= C.POLLIN
+            if frontend._core.events() & _POLLOUT:
+                flags[backend] |= _POLLIN
             else:
-                flags[frontend] |= C.POLLOUT
+                flags[frontend] |= _POLLOUT
         ready = dict(zmq_poll([(s, f) for s, f in flags.items() if f], -1))
-        if ready.get(frontend, 0) & C.POLLIN:
+        if ready.get(frontend, 0) & _POLLIN:
             _forward(frontend, backend, capture)
-        if frontend is not backend and ready.get(backend, 0) & C.POLLIN:
+        if frontend is not backend and ready.get(backend, 0) & _POLLIN:
             _forward(backend, frontend, capture)
 
 

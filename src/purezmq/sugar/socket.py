@@ -21,8 +21,10 @@ from .tracker import MessageTracker, _done_tracker
 if TYPE_CHECKING:
     from .context import Context
 
-_NOBLOCK = C.NOBLOCK
-_SNDMORE = C.SNDMORE
+# Plain ints: `flags & IntFlag` would dispatch to the enum's reflected
+# operator, which costs microseconds per message on the hot path.
+_NOBLOCK = int(C.NOBLOCK)
+_SNDMORE = int(C.SNDMORE)
 _T = TypeVar("_T")
 
 #: Options whose value is a bytes string (the rest are ints).
