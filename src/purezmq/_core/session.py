@@ -46,8 +46,9 @@ READAHEAD_DELAY = 0.005
 #: Unparsed bytes a connection may hold before reading pauses (back-pressure
 #: then reaches the peer through TCP, as libzmq's does through its pipe).
 READAHEAD_LIMIT = 256 * 1024
-#: Messages taken from the pipe per encode batch.
+#: Messages, and bytes (first frames), taken from the pipe per encode batch.
 OUT_BATCH = 1024
+OUT_BATCH_BYTES = 256 * 1024
 #: Queued messages at which the sending thread writes them itself (Pipe.drain).
 DRAIN_AT = 128
 #: Messages parsed per refill when the pipe has no HWM.
@@ -349,11 +350,13 @@ class Session:
             if self._handshaken and pipe is not None:
                 msgs: list[Any] = []
                 read = pipe.read
-                while len(msgs) < OUT_BATCH:
+                budget = OUT_BATCH_BYTES  # bounds what a broken connection can lose
+                while len(msgs) < OUT_BATCH and budget > 0:
                     m = read()
                     if m is None:
                         break
                     msgs.append(m)
+                    budget -= len(m[0])
                 if msgs:
                     conn.send_messages(msgs)
             return conn.data_to_send()
