@@ -170,6 +170,15 @@ class ContextCore:
             while self._lingering:
                 self._lock.wait(0.05)
                 self._lingering = {s for s in self._lingering if not s.done}
+                expired = [s for s in self._lingering if s.linger_expired()]
+                if expired:
+                    # Sessions with nothing to time them (never connected) end here.
+                    self._lock.release()
+                    try:
+                        for s in expired:
+                            s.finish()
+                    finally:
+                        self._lock.acquire()
             driver, self._driver = self._driver, None
         if driver is not None:
             driver.stop()

@@ -514,6 +514,11 @@ class Session:
             self._reconnect_ivl = min(self._reconnect_ivl * 2, cfg.reconnect_ivl_max)
         return delay
 
+    def linger_expired(self) -> bool:
+        """The socket closed and LINGER ran out (never true with LINGER -1)."""
+        deadline = self._linger_deadline
+        return self._closing and deadline is not None and monotonic() >= deadline
+
     @property
     def done(self) -> bool:
         return self._done

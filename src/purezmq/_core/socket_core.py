@@ -453,7 +453,8 @@ class SocketCore:
             raise ZMQError(code, f"{_strerror(code)} (addr={addr!r})") from None
         self._binds.setdefault(bound.uri, []).append(bound)
         self.last_endpoint = bound.uri
-        self.monitor_event(C.EVENT_LISTENING, -1, bound.uri)
+        listener = bound.listener
+        self.monitor_event(C.EVENT_LISTENING, listener.fd if listener else -1, bound.uri)
 
     def connect(self, addr: str) -> None:
         self._check_open()

@@ -1,1 +1,1 @@
-"""purezmq internals."""
+"""Utilities with pyzmq's module paths (`zmq.utils.monitor`, ...)."""

@@ -149,7 +149,12 @@ class ThreadedDriver:
         def on_accept_failed(exc: OSError) -> None:
             socket_core.monitor_event(C.EVENT_ACCEPT_FAILED, exc.errno or 0, uri)
 
-        listener = Listener(self.io, lsock, uri, on_accept, on_accept_failed, cleanup)
+        def on_closed(fd: int) -> None:
+            socket_core.monitor_event(C.EVENT_CLOSED, fd, uri)
+
+        listener = Listener(
+            self.io, lsock, uri, on_accept, on_accept_failed, cleanup, on_closed=on_closed
+        )
         bound.listener = listener
         self.io.call_soon(listener.start)
         return bound

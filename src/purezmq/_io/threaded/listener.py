@@ -26,6 +26,7 @@ class Listener:
         on_accept: Callable[[socket.socket, str], None],
         on_accept_failed: Callable[[OSError], None],
         cleanup: Callable[[], None] | None = None,
+        on_closed: Callable[[int], None] | None = None,
     ) -> None:
         self.io = io
         self.lsock = lsock
@@ -34,6 +35,7 @@ class Listener:
         self._on_accept = on_accept
         self._on_accept_failed = on_accept_failed
         self._cleanup = cleanup
+        self._on_closed = on_closed
         self.closed = False
 
     def __repr__(self) -> str:
@@ -72,6 +74,8 @@ class Listener:
         finally:
             if self._cleanup is not None:
                 self._cleanup()
+            if self._on_closed is not None:
+                self._on_closed(self.fd)
 
 
 def _peer_str(addr: object) -> str:
