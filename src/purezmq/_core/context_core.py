@@ -162,8 +162,8 @@ class ContextCore:
         with self._lock:
             self.terminating = True
             sockets = list(self._sockets)
-        for s in sockets:
-            s.wake()
+        for sock in sockets:
+            sock.wake()
         with self._lock:
             while self._sockets:
                 self._lock.wait()
@@ -175,8 +175,8 @@ class ContextCore:
                     # Sessions with nothing to time them (never connected) end here.
                     self._lock.release()
                     try:
-                        for s in expired:
-                            s.finish()
+                        for session in expired:
+                            session.finish()
                     finally:
                         self._lock.acquire()
             driver, self._driver = self._driver, None
