@@ -25,7 +25,14 @@ from purezmq import constants as C
 from purezmq._routing.errors import RoutingError
 from purezmq._routing.patterns import PATTERNS
 from purezmq._routing.pipe import Msg, Pipe, pipepair
-from purezmq._transport.address import AddressError, Endpoint, ipc_path, parse_endpoint, resolve_tcp
+from purezmq._transport.address import (
+    AddressError,
+    Endpoint,
+    Tuning,
+    ipc_path,
+    parse_endpoint,
+    resolve_tcp,
+)
 from purezmq._zmtp.socktypes import sends_identity
 from purezmq.error import ZMQError, raise_errno
 
@@ -442,7 +449,7 @@ class SocketCore:
                 lambda uri: self.make_session_config(uri, connect_side=False),
                 ipv6=bool(o.value(C.IPV6)),
                 backlog=o.value(C.BACKLOG),
-                keepalive=self._keepalive(),
+                tuning=self._tuning(),
             )
         except AddressError as e:
             self.monitor_event(C.EVENT_BIND_FAILED, e.errno, addr)
@@ -488,17 +495,22 @@ class SocketCore:
         # The session posted its pipe (IMMEDIATE=0): attach it before returning,
         # so a send() right after connect() already has somewhere to go.
         self.process_commands()
-        handle = driver.connect(session, ep, ipv6=ipv6, keepalive=self._keepalive())
+        handle = driver.connect(session, ep, ipv6=ipv6, tuning=self._tuning())
         self._connects.setdefault(addr, []).append((session, handle, sock_pipe))
         self.last_endpoint = addr
 
-    def _keepalive(self) -> tuple[int, int, int, int]:
+    def _tuning(self) -> Tuning:
         o = self.options
-        return (
-            o.value(C.TCP_KEEPALIVE),
-            o.value(C.TCP_KEEPALIVE_CNT),
-            o.value(C.TCP_KEEPALIVE_IDLE),
-            o.value(C.TCP_KEEPALIVE_INTVL),
+        return Tuning(
+            keepalive=(
+                o.value(C.TCP_KEEPALIVE),
+                o.value(C.TCP_KEEPALIVE_CNT),
+                o.value(C.TCP_KEEPALIVE_IDLE),
+                o.value(C.TCP_KEEPALIVE_INTVL),
+            ),
+            sndbuf=o.value(C.SNDBUF),
+            rcvbuf=o.value(C.RCVBUF),
+            tos=o.value(C.TOS),
         )
 
     def unbind(self, addr: str) -> None:

@@ -127,21 +127,40 @@ def resolve_tcp(address: str, *, bind: bool, ipv6: bool) -> TcpAddress:
     return TcpAddress(fam, sockaddr, source)  # type: ignore[arg-type]
 
 
-def tune_tcp_socket(sock: socket.socket, keepalive: tuple[int, int, int, int]) -> None:
-    """TCP_NODELAY (ZeroMQ batches itself) and the TCP_KEEPALIVE* options."""
+@dataclass(frozen=True)
+class Tuning:
+    """OS-level socket settings from the socket options, applied to every
+    connection: TCP_KEEPALIVE* (-1 = leave the OS default), SNDBUF/RCVBUF
+    (kernel buffer sizes in bytes, -1 or 0 = leave the OS default) and TOS."""
+
+    keepalive: tuple[int, int, int, int] = (-1, -1, -1, -1)
+    sndbuf: int = -1
+    rcvbuf: int = -1
+    tos: int = 0
+
+
+def tune_socket(sock: socket.socket, tuning: Tuning) -> None:
+    """Apply `tuning`; for tcp also TCP_NODELAY (ZeroMQ batches by itself)."""
+    if tuning.sndbuf > 0:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, tuning.sndbuf)
+    if tuning.rcvbuf > 0:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, tuning.rcvbuf)
+    if sock.family not in (socket.AF_INET, socket.AF_INET6):
+        return
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    on, cnt, idle, intvl = keepalive
+    if tuning.tos:
+        level = socket.IPPROTO_IPV6 if sock.family == socket.AF_INET6 else socket.IPPROTO_IP
+        opt = socket.IPV6_TCLASS if sock.family == socket.AF_INET6 else socket.IP_TOS
+        sock.setsockopt(level, opt, tuning.tos)
+    on, cnt, idle, intvl = tuning.keepalive
     if on != -1:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1 if on else 0)
     if on == 1:
-        for opt_name, value in (
-            ("TCP_KEEPCNT", cnt),
-            ("TCP_KEEPIDLE", idle),
-            ("TCP_KEEPINTVL", intvl),
-        ):
-            opt = getattr(socket, opt_name, None)
-            if opt is not None and value != -1:
-                sock.setsockopt(socket.IPPROTO_TCP, opt, value)
+        names = (("TCP_KEEPCNT", cnt), ("TCP_KEEPIDLE", idle), ("TCP_KEEPINTVL", intvl))
+        for opt_name, value in names:
+            number: int | None = getattr(socket, opt_name, None)  # not on every OS
+            if number is not None and value != -1:
+                sock.setsockopt(socket.IPPROTO_TCP, number, value)
 
 
 # ---------------------------------------------------------------- ipc

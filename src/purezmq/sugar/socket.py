@@ -297,13 +297,20 @@ class Socket(AttributeSetter):
             raise ZMQError(
                 errno.ENOTSUP, "routing_id/group need the draft socket types (not supported)"
             )
-        frame = data if type(data) is bytes else _frame_data(data, copy)
+        if type(data) is bytes:
+            self._core.send_frame(data, bool(flags & _SNDMORE), bool(flags & _NOBLOCK))
+            return _done_tracker() if track else None
+        tracker = data.tracker if isinstance(data, Frame) else None
+        # A tracked frame is sent as a copy, so its tracker can truthfully say
+        # "done" as soon as send() returns. (Tracking a zero-copy buffer until
+        # the engine has written it is not implemented yet.)
+        frame = _frame_data(data, copy or track or tracker is not None)
         self._core.send_frame(frame, bool(flags & _SNDMORE), bool(flags & _NOBLOCK))
-        if track:
-            return data._tracker_done() if isinstance(data, Frame) else _done_tracker()
-        if isinstance(data, Frame) and data.tracker is not None:
-            return data.tracker
-        return None
+        if isinstance(data, Frame) and data.tracker_event is not None:
+            data.tracker_event.set()
+        if tracker is not None:
+            return tracker
+        return _done_tracker() if track else None
 
     def send_multipart(
         self,
@@ -321,7 +328,9 @@ class Socket(AttributeSetter):
                 continue
             if isinstance(part, str) or not (isinstance(part, Frame) or _has_buffer(part)):
                 raise TypeError(f"Frame {i} ({part!r}) does not support the buffer interface.")
-            frames.append(_frame_data(part, copy))
+            frames.append(_frame_data(part, copy or track))
+            if isinstance(part, Frame) and part.tracker_event is not None:
+                part.tracker_event.set()
         if not frames:
             raise ValueError("send_multipart needs at least one part")
         if flags & _SNDMORE:

@@ -18,9 +18,10 @@ from purezmq import constants as C
 from purezmq._transport.address import (
     AddressError,
     Endpoint,
+    Tuning,
     ipc_path,
     resolve_tcp,
-    tune_tcp_socket,
+    tune_socket,
 )
 
 from .engine import StreamEngine
@@ -44,14 +45,14 @@ class Connecter:
         endpoint: Endpoint,
         *,
         ipv6: bool,
-        keepalive: tuple[int, int, int, int],
+        tuning: Tuning,
         on_finished: Callable[[Connecter], None],
     ) -> None:
         self.io = io
         self.session = session
         self.endpoint = endpoint
         self.ipv6 = ipv6
-        self.keepalive = keepalive
+        self.tuning = tuning
         self._on_finished = on_finished
         self._sock: socket.socket | None = None
         self._timer: TimerHandle | None = None
@@ -97,7 +98,7 @@ class Connecter:
             sock = socket.socket(addr.family, socket.SOCK_STREAM)
             try:
                 sock.setblocking(False)
-                tune_tcp_socket(sock, self.keepalive)
+                tune_socket(sock, self.tuning)
                 if addr.source is not None:
                     sock.bind(addr.source)
             except OSError:
@@ -107,6 +108,7 @@ class Connecter:
         path = ipc_path(ep.address, bind=False)
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.setblocking(False)
+        tune_socket(sock, self.tuning)
         return sock, path
 
     def on_writable(self) -> None:

@@ -21,10 +21,11 @@ from purezmq._core.session import Session, SessionConfig
 from purezmq._transport.address import (
     AddressError,
     Endpoint,
+    Tuning,
     ipc_path,
     ipc_uri,
     resolve_tcp,
-    tune_tcp_socket,
+    tune_socket,
 )
 
 from .connecter import Connecter
@@ -103,7 +104,7 @@ class ThreadedDriver:
         *,
         ipv6: bool,
         backlog: int,
-        keepalive: tuple[int, int, int, int],
+        tuning: Tuning,
     ) -> BoundEndpoint:
         """Bind and listen now (raising AddressError/OSError), accept on the I/O thread."""
         cleanup: Callable[[], None] | None = None
@@ -130,8 +131,7 @@ class ThreadedDriver:
         config = make_config(uri)
 
         def on_accept(sock: socket.socket, peer: str) -> None:
-            if sock.family in (socket.AF_INET, socket.AF_INET6):
-                tune_tcp_socket(sock, keepalive)
+            tune_socket(sock, tuning)
             session = Session(socket_core, config)
 
             def on_done(s: Session) -> None:
@@ -166,7 +166,7 @@ class ThreadedDriver:
         endpoint: Endpoint,
         *,
         ipv6: bool,
-        keepalive: tuple[int, int, int, int],
+        tuning: Tuning,
     ) -> ConnectHandle:
         """Start connecting `session` to `endpoint` (returns at once)."""
         connecter = Connecter(
@@ -174,7 +174,7 @@ class ThreadedDriver:
             session,
             endpoint,
             ipv6=ipv6,
-            keepalive=keepalive,
+            tuning=tuning,
             on_finished=lambda c: None,
         )
         self.io.call_soon(connecter.start)
