@@ -396,6 +396,28 @@ class SocketCore:
         self.options.set(option, value)  # pattern options reach _forward_option
         if option == C.INVERT_MATCHING and "invert_matching" in self.pattern.options:
             self._forward_option("invert_matching", self.options.value(option))
+        elif option in (C.SNDHWM, C.RCVHWM):
+            self._update_pipe_hwms()
+
+    def _update_pipe_hwms(self) -> None:
+        """libzmq 4.3 applies new HWMs to existing pipes too, not just new ones."""
+        o = self.options
+        snd: int = o.value(C.SNDHWM)
+        rcv: int = o.value(C.RCVHWM)
+        for pipe in self._pipes:
+            if pipe.conflate:
+                continue
+            peer_end = pipe.peer
+            owner = peer_end.owner
+            if isinstance(owner, SocketCore):  # inproc: both sockets' marks add up
+                po = owner.options
+                pipe.set_hwms(_sum_hwm(snd, po.value(C.RCVHWM)), _sum_hwm(rcv, po.value(C.SNDHWM)))
+            else:
+                pipe.set_hwms(snd, rcv)
+            if owner is not None:
+                owner.write_activated(peer_end)  # a paused reader may have room now
+            if pipe.check_write():
+                self.pattern.write_activated(pipe)  # lb/dist may have parked it as full
 
     def _forward_option(self, name: str, value: object) -> None:
         """Hand a validated pattern option to the pattern (options.forward)."""
@@ -634,6 +656,11 @@ class SocketCore:
 
 
 _CONFLATE_TYPES = frozenset({"DEALER", "PULL", "PUSH", "PUB", "SUB"})
+
+
+def _sum_hwm(a: int, b: int) -> int:
+    """libzmq's inproc HWM: both marks add up; 0 (no limit) on either side wins."""
+    return a + b if a and b else 0
 
 
 def _strerror(code: int) -> str:
