@@ -68,7 +68,10 @@ class EngineHandle(Protocol):
         """Write queued output from the calling thread if possible, else soon."""
 
     def schedule(self, deadline: float | None) -> None:
-        """Call `Session.on_timer` at `deadline` (monotonic), replacing any earlier one."""
+        """Make sure `Session.on_timer` runs by `deadline` (monotonic). Any thread.
+
+        Keeps the earliest request: a timer that fires early does no harm (the
+        session recomputes and asks again), one that fires late would."""
 
     def close(self) -> None:
         """Close the OS connection (after writing what is already in hand)."""
@@ -122,6 +125,7 @@ class Session:
         self._linger_deadline: float | None = None
         self._reconnect_ivl = config.reconnect_ivl
         self._fd = -1
+        self._no_reconnect = False
         self.on_done: Callable[[Session], None] | None = None
         if config.connect_side and not config.immediate:
             self._make_pipe()
@@ -166,7 +170,7 @@ class Session:
         engine = self.engine
         if engine is not None:
             engine.kick_output()
-            engine.schedule(self.next_deadline())
+            engine.schedule(self._linger_deadline)
         elif not self._has_queued_output() or linger == 0:
             self.finish()
 
@@ -241,7 +245,7 @@ class Session:
         return self._input_paused
 
     def _buffer_has_room(self, conn: ZMTPConnection) -> bool:
-        return conn.unparsed_bytes < READAHEAD_LIMIT
+        return conn.receiving_big_frame or conn.unparsed_bytes < READAHEAD_LIMIT
 
     def _input_available(self, now: float) -> None:
         """Bytes wait in the connection: wake a sleeping reader, or arm read-ahead."""
@@ -275,8 +279,11 @@ class Session:
                 self.socket.post_identified(peer_end)
         self.socket.monitor_event(ev.EVENT_HANDSHAKE_SUCCEEDED, 0, self.config.endpoint)
         engine = self.engine
-        if engine is not None and pipe.peer.outbound_size:
-            engine.kick_output()
+        if engine is not None:
+            # Heartbeats start now: arm the timer for them.
+            engine.schedule(self.next_deadline())
+            if pipe.peer.outbound_size:
+                engine.kick_output()
 
     def _make_pipe_for_handshake(self, conn: ZMTPConnection, meta: dict[str, str]) -> Pipe:
         ours, theirs = pipepair(self, None)
@@ -338,6 +345,8 @@ class Session:
             engine.resume_input()
         if has_output:
             engine.kick_output()
+        # A PING may have armed its TTL: make sure a timer covers it.
+        engine.schedule(self.next_deadline())
 
     # ------------------------------------------------------------ output
     def collect_output(self) -> list[Any]:
@@ -429,6 +438,7 @@ class Session:
         """A protocol error found while parsing on the reader's thread."""
         log.warning("purezmq: %s: closing connection: %s", self.config.endpoint, err.reason)
         self._report_failure(err)
+        self._note_failure(err)
         engine = self.engine
         if engine is not None:
             engine.close()
@@ -437,6 +447,14 @@ class Session:
         """The driver caught a ProtocolError from this session's connection."""
         log.info("purezmq: %s: connection closed: %s", self.config.endpoint, err.reason)
         self._report_failure(err)
+        self._note_failure(err)
+
+    def _note_failure(self, err: ProtocolError) -> None:
+        """libzmq reconnects after timeouts and dropped connections, never after
+        a protocol error (bad bytes, refused socket type, failed authentication):
+        that session ends."""
+        if err.kind != "timeout":
+            self._no_reconnect = True
 
     def _report_failure(self, err: ProtocolError) -> None:
         if not err.during_handshake:
@@ -466,7 +484,7 @@ class Session:
         if was_up:
             self.socket.monitor_event(ev.EVENT_DISCONNECTED, self._fd, self.config.endpoint)
         cfg = self.config
-        if not cfg.connect_side or self._done:
+        if not cfg.connect_side or self._done or self._no_reconnect:
             self.finish()
             return None
         if self._closing and (not self._has_queued_output() or cfg.linger == 0):

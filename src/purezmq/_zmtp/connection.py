@@ -171,6 +171,13 @@ class ZMTPConnection:
         return self._decoder.buffered
 
     @property
+    def receiving_big_frame(self) -> bool:
+        """A large frame is still arriving. Reading must go on until it is
+        complete: its storage is already allocated, and nothing can be parsed
+        (so nothing can free room) before it ends."""
+        return self._decoder.receiving_big
+
+    @property
     def has_output(self) -> bool:
         return bool(self._encoder)
 

@@ -138,6 +138,11 @@ class FrameDecoder:
         return total
 
     @property
+    def receiving_big(self) -> bool:
+        """A large frame is arriving straight into its own storage."""
+        return self._big is not None
+
+    @property
     def has_pending(self) -> bool:
         """Received bytes not yet parsed (possibly only part of a frame)."""
         return self._pos < self._end or bool(self._markers)

@@ -57,13 +57,16 @@ class BoundEndpoint:
 
     def close(self) -> None:
         """Stop listening and end the connections accepted here (unbind)."""
-        self.driver.io.call_soon(self._close)
+        self.driver.run_and_wait(self._close)
 
     def stop_listening(self) -> None:
-        """Stop accepting; established connections stay (socket close lingers them)."""
+        """Stop accepting; established connections stay (socket close lingers them).
+
+        Returns once the listening socket is closed (and an ipc path removed), so
+        the same endpoint can be bound again straight away, as with libzmq."""
         listener = self.listener
         if listener is not None:
-            self.driver.io.call_soon(listener.close)
+            self.driver.run_and_wait(listener.close)
 
     def _close(self) -> None:
         if self.listener is not None:
@@ -94,6 +97,22 @@ class ThreadedDriver:
 
     def stop(self, timeout: float | None = None) -> None:
         self.io.stop(timeout)
+
+    def run_and_wait(self, fn: Callable[[], None], timeout: float = 5.0) -> None:
+        """Run `fn` on the I/O thread and wait for it (directly if already there)."""
+        if self.io.in_thread() or not self.io.alive:
+            fn()
+            return
+        done = threading.Event()
+
+        def call() -> None:
+            try:
+                fn()
+            finally:
+                done.set()
+
+        self.io.call_soon(call)
+        done.wait(timeout)
 
     # ------------------------------------------------------------ bind
     def bind(

@@ -160,17 +160,18 @@ class StreamEngine:
         self._update_interest()
 
     def schedule(self, deadline: float | None) -> None:
+        """Arm the timer for `deadline` unless an earlier one is armed (any thread)."""
+        if deadline is None or self._closed:
+            return
+        timer = self._timer
+        if timer is not None and not timer.cancelled and timer.when <= deadline:
+            return  # covered: it fires first, and the session asks again then
         if not self.io.in_thread():
             self.io.call_soon(lambda: self.schedule(deadline))
             return
-        timer = self._timer
         if timer is not None:
-            if deadline is not None and timer.when == deadline:
-                return
             timer.cancel()
-            self._timer = None
-        if deadline is not None and not self._closed:
-            self._timer = self.io.call_at(deadline, self._on_timer)
+        self._timer = self.io.call_at(deadline, self._on_timer)
 
     def close(self) -> None:
         """Write what is in hand (best effort), then close. Any thread."""
