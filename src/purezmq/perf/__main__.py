@@ -1,0 +1,7 @@
+"""``python -m purezmq.perf <tool> ...`` (see purezmq.perf)."""
+
+import sys
+
+from purezmq.perf.tools import main
+
+sys.exit(main())
