@@ -248,18 +248,23 @@ class Session:
         return conn.receiving_big_frame or conn.unparsed_bytes < READAHEAD_LIMIT
 
     def _input_available(self, now: float) -> None:
-        """Bytes wait in the connection: wake a sleeping reader, or arm read-ahead."""
+        """Bytes wait in the connection: wake a sleeping reader, and arm read-ahead.
+
+        The reader may be busy elsewhere for a long time; if nobody has parsed
+        these bytes within READAHEAD_DELAY, the driver parses them itself, so
+        PINGs are answered, errors end the connection and data moves into the
+        pipe while the application is away - as libzmq's I/O thread would."""
         pipe = self.pipe
         if pipe is None:
             return
         if pipe.reader_asleep:
             pipe.notify_reader()
-        elif self._readahead_deadline is None:
+        if self._readahead_deadline is None:
             self._readahead_gen = self._parse_gen
             self._readahead_deadline = now + READAHEAD_DELAY
             engine = self.engine
             if engine is not None:
-                engine.schedule(self.next_deadline())
+                engine.schedule(self._readahead_deadline)
 
     def _handshake_complete(self, conn: ZMTPConnection) -> None:
         """Called with the lock held, once per connection."""
@@ -326,6 +331,10 @@ class Session:
             except ProtocolError as e:
                 msgs = []
                 failure = e
+            else:
+                # pull() returns the good messages before a bad frame and keeps
+                # the error for its next call: act on it now, not later.
+                failure = conn.close_reason
             self._parse_gen += 1
             if msgs:
                 pipe.extend_outbound(msgs)
@@ -418,8 +427,9 @@ class Session:
             has_output = conn.has_output
         if self._readahead_deadline is not None and now >= self._readahead_deadline:
             self._readahead_deadline = None
-            if self._parse_gen == self._readahead_gen and conn.has_pending_input:
-                self._parse_into_pipe(conn)
+            if conn.has_pending_input:
+                if self._parse_gen == self._readahead_gen:  # nobody parsed meanwhile
+                    self._parse_into_pipe(conn)
                 self._rearm_readahead(conn, now)
         engine = self.engine
         if engine is not None:
@@ -428,10 +438,15 @@ class Session:
             engine.schedule(self.next_deadline())
 
     def _rearm_readahead(self, conn: ZMTPConnection, now: float) -> None:
-        """Bytes still wait (the pipe was full): look again later."""
-        if conn.has_pending_input:
-            self._readahead_gen = self._parse_gen
-            self._readahead_deadline = now + READAHEAD_DELAY
+        """Bytes still wait: look again later - unless the pipe is full, in
+        which case the reader's next read parses them (no timer spins meanwhile)."""
+        pipe = self.pipe
+        if not conn.has_pending_input or pipe is None or self.conn is not conn:
+            return
+        if pipe.out_hwm and pipe.outbound_size >= pipe.out_hwm:
+            return
+        self._readahead_gen = self._parse_gen
+        self._readahead_deadline = now + READAHEAD_DELAY
 
     # ------------------------------------------------------------ failures
     def _fail_from_any_thread(self, conn: ZMTPConnection, err: ProtocolError) -> None:
@@ -457,18 +472,19 @@ class Session:
             self._no_reconnect = True
 
     def _report_failure(self, err: ProtocolError) -> None:
+        """The HANDSHAKE_FAILED_* event libzmq emits for this failure, if any."""
         if not err.during_handshake:
             return
+        endpoint = self.config.endpoint
         if err.kind == "protocol":
-            self.socket.monitor_event(
-                ev.EVENT_HANDSHAKE_FAILED_PROTOCOL, err.code, self.config.endpoint
-            )
-        elif err.kind == "auth":
-            self.socket.monitor_event(
-                ev.EVENT_HANDSHAKE_FAILED_AUTH, err.code, self.config.endpoint
-            )
+            self.socket.monitor_event(ev.EVENT_HANDSHAKE_FAILED_PROTOCOL, err.code, endpoint)
+        elif err.kind in ("auth", "peer"):
+            # Ours or the peer's ZAP status (an ERROR reason "300"/"400"/"500");
+            # a peer ERROR with any other reason gets no event in libzmq.
+            if err.zap_status is not None:
+                self.socket.monitor_event(ev.EVENT_HANDSHAKE_FAILED_AUTH, err.zap_status, endpoint)
         else:
-            self.socket.monitor_event(ev.EVENT_HANDSHAKE_FAILED_NO_DETAIL, 0, self.config.endpoint)
+            self.socket.monitor_event(ev.EVENT_HANDSHAKE_FAILED_NO_DETAIL, 0, endpoint)
 
     def connection_lost(self) -> float | None:
         """The driver's OS connection is gone. Returns the delay before the driver

@@ -461,6 +461,7 @@ class SocketCore:
             self.ctx.inproc_bind(ep.address, self)
             self._inproc_binds.append(ep.address)
             self.last_endpoint = addr
+            self.process_commands()  # attach pending connects now, as libzmq's bind does
             return
         driver = self.ctx.driver()
         o = self.options
@@ -492,6 +493,7 @@ class SocketCore:
             pipe = self.ctx.inproc_connect(self, ep.address)
             self._connects.setdefault(addr, []).append((None, None, pipe))
             self.last_endpoint = addr
+            self.process_commands()  # the pipe is usable when connect() returns
             return
         o = self.options
         ipv6 = bool(o.value(C.IPV6))

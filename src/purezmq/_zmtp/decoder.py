@@ -58,6 +58,14 @@ def _too_big(size: int, limit: int) -> ProtocolError:
     return ProtocolError(f"frame of {size} bytes exceeds max_msg_size {limit}")
 
 
+#: RFC 37: a long size is 0..2^63-1; a peer claiming more is malformed.
+MAX_FRAME_SIZE = (1 << 63) - 1
+
+
+def _bad_size(size: int) -> ProtocolError:
+    return ProtocolError(f"frame size {size} is beyond ZMTP's 2^63-1 limit")
+
+
 class FrameDecoder:
     """Buffered input of one connection: raw bytes first, then frames."""
 
@@ -182,6 +190,8 @@ class FrameDecoder:
                     break
                 size = unpack_u64_from(buf, p + 1)[0]
                 h = p + 9
+                if size > MAX_FRAME_SIZE:
+                    break  # the parser rejects it
             else:
                 size = buf[p + 1]
                 h = p + 2
@@ -246,6 +256,8 @@ class FrameDecoder:
                 return None
             size = unpack_u64_from(buf, p + 1)[0]
             h = p + 9
+            if size > MAX_FRAME_SIZE:
+                raise _bad_size(size)
         else:
             size = buf[p + 1]
             h = p + 2
@@ -330,6 +342,8 @@ class FrameDecoder:
                             break
                         size = unpack_u64_from(data, p + 1)[0]
                         h = p + 9
+                        if size > MAX_FRAME_SIZE:
+                            raise _bad_size(size)
                     else:
                         size = data[p + 1]
                         h = p + 2
