@@ -126,6 +126,7 @@ class Session:
         self._reconnect_ivl = config.reconnect_ivl
         self._fd = -1
         self._no_reconnect = False
+        self._linger = config.linger
         self.on_done: Callable[[Session], None] | None = None
         if config.connect_side and not config.immediate:
             self._make_pipe()
@@ -162,10 +163,15 @@ class Session:
         if engine is not None:
             engine.resume_input()
 
+    def set_linger(self, linger: float | None) -> None:
+        """The socket's LINGER at close time (libzmq uses that, not the value at
+        connect time). Seconds; None = forever. Call before closing the pipe."""
+        self._linger = linger
+
     def pipe_closed(self, pipe: Pipe) -> None:
         """The socket closed its side: deliver what is queued (LINGER), then end."""
         self._closing = True
-        linger = self.config.linger
+        linger = self._linger
         self._linger_deadline = None if linger is None else monotonic() + linger
         engine = self.engine
         if engine is not None:
@@ -503,7 +509,7 @@ class Session:
         if not cfg.connect_side or self._done or self._no_reconnect:
             self.finish()
             return None
-        if self._closing and (not self._has_queued_output() or cfg.linger == 0):
+        if self._closing and (not self._has_queued_output() or self._linger == 0):
             self.finish()
             return None
         if cfg.immediate and self.pipe is not None:

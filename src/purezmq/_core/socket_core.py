@@ -383,6 +383,7 @@ class SocketCore:
 
     def fileno(self) -> int:
         """The descriptor that becomes readable when events() may have changed."""
+        self._check_open_for_options()
         return self._signaler.fileno()
 
     def wake(self) -> None:
@@ -491,6 +492,10 @@ class SocketCore:
         ep = self._parse(addr)
         if ep.protocol == "inproc":
             pipe = self.ctx.inproc_connect(self, ep.address)
+            inproc_rid: bytes = self.options.value(C.CONNECT_ROUTING_ID)
+            if inproc_rid:  # for this connect only, set before the ROUTER attaches the pipe
+                pipe.routing_id = inproc_rid
+                self.options.store(C.CONNECT_ROUTING_ID, b"")
             self._connects.setdefault(addr, []).append((None, None, pipe))
             self.last_endpoint = addr
             self.process_commands()  # the pipe is usable when connect() returns
@@ -561,7 +566,10 @@ class SocketCore:
         if not entries:
             raise ZMQError(errno.ENOENT, f"No such endpoint connected: {addr!r}")
         self.process_commands()
+        current: int = self.options.value(C.LINGER)
         for session, _handle, known_pipe in entries:
+            if session is not None:
+                session.set_linger(None if current < 0 else current / 1000.0)
             pipe = known_pipe
             if pipe is None and session is not None and session.pipe is not None:
                 pipe = session.pipe.peer
@@ -633,6 +641,12 @@ class SocketCore:
         if linger_ms is not None:
             self.options.store(C.LINGER, linger_ms)
         self.process_commands()
+        current: int = self.options.value(C.LINGER)
+        linger = None if current < 0 else current / 1000.0
+        with self._post_lock:
+            sessions_now = list(self._sessions)
+        for live in sessions_now:
+            live.set_linger(linger)
         for name in self._inproc_binds:
             self.ctx.inproc_unbind(name, self)
         self._inproc_binds.clear()

@@ -159,7 +159,7 @@ class Context(AttributeSetter):
     def socket(self, socket_type: int, socket_class: Any = None, **kwargs: Any) -> Any:
         """Create a Socket of `socket_type` (zmq.PUSH, zmq.SUB, ...)."""
         if self.closed:
-            raise ZMQError(C.ETERM, "Context was terminated")
+            raise ZMQError(errno.ENOTSUP, "Context is closed: make a new one for new sockets")
         cls = socket_class or self._socket_class
         s = cls(self, socket_type, **kwargs)
         for opt, value in self.sockopts.items():

@@ -110,11 +110,21 @@ CONSTRUCTIONS: list[tuple[str, tuple[Any, ...]]] = [
 ]
 
 
+def _comparable(exc: BaseException, args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """`_describe`, minus what cannot match: ZMQError(None, ...) takes its errno
+    from zmq_errno(), i.e. libzmq's C errno for pyzmq and the last error raised
+    on this thread for purezmq - both depend on what ran before."""
+    desc = _describe(exc)
+    if args and args[0] is None:
+        return (desc[0], desc[1])
+    return desc
+
+
 @pytest.mark.parametrize(("name", "args"), CONSTRUCTIONS)
 def test_exceptions_look_the_same(pyzmq: ModuleType, name: str, args: tuple[Any, ...]) -> None:
     ours = getattr(pe, name)(*args)
     theirs = getattr(pyzmq.error, name)(*args)
-    assert _describe(ours) == _describe(theirs)
+    assert _comparable(ours, args) == _comparable(theirs, args)
 
 
 @pytest.mark.parametrize(("name", "args"), CONSTRUCTIONS)
@@ -123,7 +133,7 @@ def test_pickling_round_trips_like_pyzmq(
 ) -> None:
     ours = pickle.loads(pickle.dumps(getattr(pe, name)(*args)))
     theirs = pickle.loads(pickle.dumps(getattr(pyzmq.error, name)(*args)))
-    assert _describe(ours) == _describe(theirs)
+    assert _comparable(ours, args) == _comparable(theirs, args)
     assert ours.__dict__.keys() == theirs.__dict__.keys()
 
 
