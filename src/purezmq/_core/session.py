@@ -31,6 +31,7 @@ from purezmq import constants as ev
 from purezmq._routing.pipe import DELIMITER, Pipe, pipepair
 from purezmq._zmtp import ProtocolError, ZMTPConnection
 from purezmq._zmtp.mechanisms.null import NullMechanism
+from purezmq._zmtp.raw import RawConnection
 
 from .clock import monotonic
 
@@ -38,6 +39,9 @@ if TYPE_CHECKING:
     from .socket_core import SocketCore
 
 log = logging.getLogger("purezmq")
+
+#: What a session drives: a ZMTP connection, or a STREAM socket's raw one.
+Connection = ZMTPConnection | RawConnection
 
 #: How long bytes may wait unparsed before the driver parses them itself. The
 #: reader's thread normally parses when its queue runs dry; this bound keeps
@@ -100,6 +104,13 @@ class SessionConfig:
     reconnect_ivl_max: float = 0.0
     metadata: dict[str, bytes] = field(default_factory=dict)
     mechanism_factory: Callable[[], Any] | None = None
+    #: STREAM sockets: raw bytes instead of ZMTP, one pipe per connection.
+    raw: bool = False
+    #: STREAM_NOTIFY: announce connects and disconnects with an empty message.
+    stream_notify: bool = True
+    #: CONNECT_ROUTING_ID given for this connect(): the id the socket's ROUTER or
+    #: STREAM knows this peer by (set on every pipe the session makes).
+    connect_routing_id: bytes = b""
 
 
 class Session:
@@ -109,7 +120,7 @@ class Session:
         self.socket = socket
         self.config = config
         self.lock = threading.Lock()
-        self.conn: ZMTPConnection | None = None
+        self.conn: Connection | None = None
         self.engine: EngineHandle | None = None
         #: Our endpoint of the pipe pair (the socket holds `pipe.peer`).
         self.pipe: Pipe | None = None
@@ -143,6 +154,7 @@ class Session:
         ours.set_hwms(0 if cfg.conflate else cfg.rcvhwm, 0 if cfg.conflate else cfg.sndhwm)
         ours.conflate = theirs.conflate = cfg.conflate
         ours.refill = None
+        theirs.routing_id = cfg.connect_routing_id
         theirs.refill = self.refill
         theirs.drain = self.drain_output
         theirs.drain_at = DRAIN_AT
@@ -184,11 +196,11 @@ class Session:
         pass
 
     # ------------------------------------------------------------ driver side
-    def start_connection(
-        self, engine: EngineHandle, peer_address: str, fd: int = -1
-    ) -> ZMTPConnection:
+    def start_connection(self, engine: EngineHandle, peer_address: str, fd: int = -1) -> Connection:
         """A new OS connection is up: make its ZMTP connection. Driver thread."""
         cfg = self.config
+        if cfg.raw:
+            return self._start_raw(engine, peer_address, fd)
         factory = cfg.mechanism_factory
         identity = cfg.routing_id if cfg.sends_identity else None
         if factory is not None:
@@ -221,6 +233,22 @@ class Session:
         engine.schedule(self.next_deadline())
         return conn
 
+    def _start_raw(self, engine: EngineHandle, peer_address: str, fd: int) -> RawConnection:
+        """A STREAM connection: no handshake, the peer is there at once."""
+        conn = RawConnection()
+        with self.lock:
+            self.conn = conn
+            self.engine = engine
+            self.peer_address = peer_address
+            self._fd = fd
+            kind = ev.EVENT_CONNECTED if self.config.connect_side else ev.EVENT_ACCEPTED
+            self.socket.monitor_event(kind, fd, self.config.endpoint)
+            self._handshake_complete(conn)
+        pipe = self.pipe
+        if self.config.stream_notify and pipe is not None:
+            pipe.force_write([b""])  # "a peer connected", as libzmq's raw engine says it
+        return conn
+
     def receive_with(self, recv_into: Callable[[memoryview], int]) -> int:
         """Fill the connection's buffer with `recv_into` and take the bytes in.
 
@@ -250,7 +278,7 @@ class Session:
         """The receive buffer is full of unparsed bytes: stop reading for now."""
         return self._input_paused
 
-    def _buffer_has_room(self, conn: ZMTPConnection) -> bool:
+    def _buffer_has_room(self, conn: Connection) -> bool:
         return conn.receiving_big_frame or conn.unparsed_bytes < READAHEAD_LIMIT
 
     def _input_available(self, now: float) -> None:
@@ -272,7 +300,7 @@ class Session:
             if engine is not None:
                 engine.schedule(self._readahead_deadline)
 
-    def _handshake_complete(self, conn: ZMTPConnection) -> None:
+    def _handshake_complete(self, conn: Connection) -> None:
         """Called with the lock held, once per connection."""
         self._handshaken = True
         self._reconnect_ivl = self.config.reconnect_ivl
@@ -296,11 +324,12 @@ class Session:
             if pipe.peer.outbound_size:
                 engine.kick_output()
 
-    def _make_pipe_for_handshake(self, conn: ZMTPConnection, meta: dict[str, str]) -> Pipe:
+    def _make_pipe_for_handshake(self, conn: Connection, meta: dict[str, str]) -> Pipe:
         ours, theirs = pipepair(self, None)
         cfg = self.config
         ours.set_hwms(0 if cfg.conflate else cfg.rcvhwm, 0 if cfg.conflate else cfg.sndhwm)
         ours.conflate = theirs.conflate = cfg.conflate
+        theirs.routing_id = cfg.connect_routing_id
         theirs.refill = self.refill
         theirs.drain = self.drain_output
         theirs.drain_at = DRAIN_AT
@@ -320,7 +349,7 @@ class Session:
             return
         self._parse_into_pipe(conn)
 
-    def _parse_into_pipe(self, conn: ZMTPConnection) -> None:
+    def _parse_into_pipe(self, conn: Connection) -> None:
         pipe = self.pipe
         if pipe is None:
             return
@@ -443,7 +472,7 @@ class Session:
                 engine.kick_output()
             engine.schedule(self.next_deadline())
 
-    def _rearm_readahead(self, conn: ZMTPConnection, now: float) -> None:
+    def _rearm_readahead(self, conn: Connection, now: float) -> None:
         """Bytes still wait: look again later - unless the pipe is full, in
         which case the reader's next read parses them (no timer spins meanwhile)."""
         pipe = self.pipe
@@ -455,7 +484,7 @@ class Session:
         self._readahead_deadline = now + READAHEAD_DELAY
 
     # ------------------------------------------------------------ failures
-    def _fail_from_any_thread(self, conn: ZMTPConnection, err: ProtocolError) -> None:
+    def _fail_from_any_thread(self, conn: Connection, err: ProtocolError) -> None:
         """A protocol error found while parsing on the reader's thread."""
         log.warning("purezmq: %s: closing connection: %s", self.config.endpoint, err.reason)
         self._report_failure(err)
@@ -496,6 +525,9 @@ class Session:
         """The driver's OS connection is gone. Returns the delay before the driver
         should reconnect, or None if this session is over."""
         self._salvage_input()
+        cfg = self.config
+        if cfg.raw and cfg.stream_notify and self._handshaken and self.pipe is not None:
+            self.pipe.force_write([b""])  # "the peer is gone"
         with self.lock:
             was_up = self.conn is not None
             self.conn = None

@@ -19,6 +19,7 @@ import struct
 import threading
 from collections import deque
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from purezmq import constants as C
@@ -225,7 +226,8 @@ class SocketCore:
             connect_side=connect_side,
             sndhwm=o.value(C.SNDHWM),
             rcvhwm=o.value(C.RCVHWM),
-            immediate=bool(o.value(C.IMMEDIATE)),
+            # A STREAM peer is a new peer on every connection (no queue across them).
+            immediate=bool(o.value(C.IMMEDIATE)) or self.type_name == "STREAM",
             conflate=bool(o.value(C.CONFLATE)) and self.type_name in _CONFLATE_TYPES,
             linger=None if linger_ms < 0 else linger_ms / 1000.0,
             routing_id=rid,
@@ -237,6 +239,8 @@ class SocketCore:
             max_msg_size=o.value(C.MAXMSGSIZE),
             reconnect_ivl=o.value(C.RECONNECT_IVL) / 1000.0,
             reconnect_ivl_max=o.value(C.RECONNECT_IVL_MAX) / 1000.0,
+            raw=self.type_name == "STREAM",
+            stream_notify=bool(o.value(C.STREAM_NOTIFY)),
         )
 
     # ================================================================ send / recv
@@ -510,17 +514,17 @@ class SocketCore:
         except AddressError as e:
             raise ZMQError(e.errno, f"{e.message} (addr={addr!r})") from None
         driver = self.ctx.driver()
-        config = self.make_session_config(addr, connect_side=True)
+        rid: bytes = o.value(C.CONNECT_ROUTING_ID)
+        if rid:  # applies to this connect only
+            o.store(C.CONNECT_ROUTING_ID, b"")
+        config = replace(
+            self.make_session_config(addr, connect_side=True), connect_routing_id=rid
+        )
         session = Session(self, config)
         session.on_done = self.session_done
         with self._post_lock:
             self._sessions.add(session)
         sock_pipe = session.pipe.peer if session.pipe is not None else None
-        rid: bytes = o.value(C.CONNECT_ROUTING_ID)
-        if rid:  # applies to this connect only; must be set before the ROUTER attaches
-            if sock_pipe is not None:
-                sock_pipe.routing_id = rid
-            o.store(C.CONNECT_ROUTING_ID, b"")
         # The session posted its pipe (IMMEDIATE=0): attach it before returning,
         # so a send() right after connect() already has somewhere to go.
         self.process_commands()

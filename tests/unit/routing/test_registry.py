@@ -10,9 +10,10 @@ from purezmq._routing.patterns import PATTERNS, Pattern
 from .helpers import Harness
 
 ALL = ["PAIR", "PUB", "SUB", "REQ", "REP", "DEALER", "ROUTER", "PULL", "PUSH", "XPUB", "XSUB"]
+ALL.append("STREAM")
 
 
-def test_registry_has_the_eleven_socket_types() -> None:
+def test_registry_has_the_twelve_socket_types() -> None:
     assert sorted(PATTERNS) == sorted(ALL)
     for name, cls in PATTERNS.items():
         assert cls.socket_type == name

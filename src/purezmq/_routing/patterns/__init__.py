@@ -16,6 +16,7 @@ from .push import Push
 from .rep import Rep
 from .req import Req
 from .router import Router
+from .stream import Stream
 from .sub import Sub
 from .xpub import XPub
 from .xsub import XSub
@@ -23,7 +24,7 @@ from .xsub import XSub
 #: Socket-Type name -> pattern class (instantiate with no arguments).
 PATTERNS: dict[str, type[Pattern]] = {
     cls.socket_type: cls
-    for cls in (Pair, Pub, Sub, Req, Rep, Dealer, Router, Pull, Push, XPub, XSub)
+    for cls in (Pair, Pub, Sub, Req, Rep, Dealer, Router, Pull, Push, XPub, XSub, Stream)
 }
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "Rep",
     "Req",
     "Router",
+    "Stream",
     "Sub",
     "XPub",
     "XSub",
