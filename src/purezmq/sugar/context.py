@@ -28,7 +28,7 @@ def _notice_atexit() -> None:
 
 
 def _threaded_driver() -> Any:
-    from purezmq._io.threaded.driver import ThreadedDriver
+    from purezmq._io.threaded import ThreadedDriver
 
     return ThreadedDriver()
 

@@ -20,26 +20,12 @@ import select
 import threading
 from collections import deque
 from collections.abc import Callable
-from typing import Protocol
 
 from purezmq._core.clock import monotonic
 from purezmq._core.signaler import Signaler
+from purezmq._io.reactor import READ, WRITE, IOHandler
 
 log = logging.getLogger("purezmq")
-
-READ = 1
-WRITE = 4
-
-
-class IOHandler(Protocol):
-    """An object the loop calls when its descriptor is ready."""
-
-    def on_readable(self) -> None: ...
-
-    def on_writable(self) -> None: ...
-
-    def on_poll_error(self, exc: BaseException | None) -> None:
-        """Called on a handler exception or a POLLERR/POLLHUP with nothing to read."""
 
 
 class TimerHandle:

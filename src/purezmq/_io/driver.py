@@ -1,9 +1,10 @@
-"""The threaded driver: what a Context uses to run tcp and ipc endpoints.
+"""Stream drivers: how a Context runs tcp and ipc endpoints on a reactor.
 
-It owns the I/O thread and turns the socket layer's bind/connect requests into
-listeners, connecters and engines on that thread. Binding happens in the
-caller's thread (so EADDRINUSE and friends come back from bind() itself, as
-in libzmq); everything after that runs on the I/O thread.
+A driver turns the socket layer's bind/connect requests into listeners,
+connecters and engines on its reactor - the Context's I/O thread, or a
+running asyncio loop. Binding happens in the caller's thread (so EADDRINUSE
+and friends come back from bind() itself, as in libzmq); everything after
+that runs on the reactor.
 """
 
 from __future__ import annotations
@@ -30,8 +31,8 @@ from purezmq._transport.address import (
 
 from .connecter import Connecter
 from .engine import StreamEngine
-from .iothread import IOThread
 from .listener import Listener
+from .reactor import Reactor
 
 if TYPE_CHECKING:
     from purezmq._core.socket_core import SocketCore
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
 class BoundEndpoint:
     """A listening endpoint and the sessions accepted through it."""
 
-    def __init__(self, driver: ThreadedDriver, uri: str) -> None:
+    def __init__(self, driver: StreamDriver, uri: str) -> None:
         self.driver = driver
         self.uri = uri
         self.listener: Listener | None = None
@@ -80,7 +81,7 @@ class BoundEndpoint:
 class ConnectHandle:
     """The connecter serving one connect-side session."""
 
-    def __init__(self, driver: ThreadedDriver, connecter: Connecter) -> None:
+    def __init__(self, driver: StreamDriver, connecter: Connecter) -> None:
         self.driver = driver
         self.connecter = connecter
         self.uri = str(connecter.endpoint)
@@ -89,14 +90,14 @@ class ConnectHandle:
         self.driver.io.call_soon(self.connecter.close)
 
 
-class ThreadedDriver:
-    """Runs tcp/ipc endpoints of one Context on its I/O thread."""
+class StreamDriver:
+    """Runs tcp/ipc endpoints on one reactor (see the module docstring)."""
 
-    def __init__(self, name: str = "purezmq-io") -> None:
-        self.io = IOThread(name)
+    def __init__(self, io: Reactor) -> None:
+        self.io = io
 
     def stop(self, timeout: float | None = None) -> None:
-        self.io.stop(timeout)
+        """Release the reactor's resources (subclasses that own one)."""
 
     def run_and_wait(self, fn: Callable[[], None], timeout: float = 5.0) -> None:
         """Run `fn` on the I/O thread and wait for it (directly if already there)."""
@@ -246,4 +247,4 @@ def _ipc_cleanup(path: str, *, wildcard: bool) -> Callable[[], None] | None:
     return cleanup
 
 
-__all__ = ["AddressError", "BoundEndpoint", "ConnectHandle", "ThreadedDriver"]
+__all__ = ["AddressError", "BoundEndpoint", "ConnectHandle", "StreamDriver"]

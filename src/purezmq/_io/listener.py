@@ -6,7 +6,7 @@ import logging
 import socket
 from collections.abc import Callable
 
-from .iothread import READ, IOThread
+from .reactor import READ, Reactor
 
 log = logging.getLogger("purezmq")
 
@@ -20,7 +20,7 @@ class Listener:
 
     def __init__(
         self,
-        io: IOThread,
+        io: Reactor,
         lsock: socket.socket,
         endpoint: str,
         on_accept: Callable[[socket.socket, str], None],

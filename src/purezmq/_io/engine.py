@@ -1,15 +1,17 @@
-"""The threaded driver's stream engine: bytes between an OS socket and a session.
+"""The stream engine: bytes between an OS socket and a session.
 
-Reading happens on the I/O thread: `recv_into` the connection's own buffer,
-under the session lock (the reader's thread may be parsing that buffer).
+It runs on a reactor - the Context's I/O thread, or an asyncio loop for
+`purezmq.asyncio` sockets (see `reactor`). Reading happens on the reactor:
+`recv_into` the connection's own buffer, under the session lock (the
+reader's thread may be parsing that buffer).
 
 Writing happens on whichever thread gets there first. When the application
 queues a message for an idle connection, `kick_output` writes it straight
 away from the application's thread - no wake-up on the latency path -
 unless messages are coming faster than SPARSE_GAP apart, in which case the
-I/O thread is asked (once) to flush, and it writes everything queued by then
+reactor is asked (once) to flush, and it writes everything queued by then
 with one `sendmsg`. A write that the kernel cannot take whole leaves the
-rest in `_out` and asks the loop for POLLOUT.
+rest in `_out` and asks the reactor for POLLOUT.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from purezmq._core.clock import monotonic
 from purezmq._zmtp import ProtocolError
 
-from .iothread import READ, WRITE, IOThread, TimerHandle
+from .reactor import READ, WRITE, Reactor, Timer
 
 if TYPE_CHECKING:
     from purezmq._core.session import Session
@@ -46,7 +48,7 @@ class StreamEngine:
 
     def __init__(
         self,
-        io: IOThread,
+        io: Reactor,
         sock: socket.socket,
         session: Session,
         peer_address: str,
@@ -63,7 +65,7 @@ class StreamEngine:
         self._interest_lock = threading.Lock()
         self._flush_scheduled = False
         self._last_write = 0.0
-        self._timer: TimerHandle | None = None
+        self._timer: Timer | None = None
         self._closed = False
 
     def __repr__(self) -> str:

@@ -25,7 +25,7 @@ from purezmq._transport.address import (
 )
 
 from .engine import StreamEngine
-from .iothread import WRITE, IOThread, TimerHandle
+from .reactor import WRITE, Reactor, Timer
 
 if TYPE_CHECKING:
     from purezmq._core.session import Session
@@ -40,7 +40,7 @@ class Connecter:
 
     def __init__(
         self,
-        io: IOThread,
+        io: Reactor,
         session: Session,
         endpoint: Endpoint,
         *,
@@ -55,7 +55,7 @@ class Connecter:
         self.tuning = tuning
         self._on_finished = on_finished
         self._sock: socket.socket | None = None
-        self._timer: TimerHandle | None = None
+        self._timer: Timer | None = None
         self.engine: StreamEngine | None = None
         self._closed = False
 
