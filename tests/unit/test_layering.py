@@ -55,10 +55,17 @@ def test_core_never_imports_a_driver() -> None:
 
 
 def test_drivers_do_not_import_each_other_or_the_facade() -> None:
+    """_io/threaded and _io/aio are two reactors for the shared engine in _io/:
+    neither imports the other, and the shared modules import neither."""
     for path in _modules("_io"):
+        parts = path.relative_to(PKG / "_io").parts
+        own = parts[0] if len(parts) > 1 else None
         for name in _imports(path):
             assert not name.startswith("purezmq.sugar"), f"{path}: imports {name}"
-            assert not name.startswith("purezmq._io.aio"), f"{path}: imports {name}"
+            assert not name.startswith("purezmq.asyncio"), f"{path}: imports {name}"
+            for driver in ("threaded", "aio"):
+                if own != driver:
+                    assert not name.startswith(f"purezmq._io.{driver}"), f"{path}: imports {name}"
 
 
 def test_routing_and_zmtp_do_not_know_each_other() -> None:

@@ -98,6 +98,12 @@ class SocketCore:
         self._monitor: Any = None
         self._monitor_lock = threading.Lock()
         self._monitor_events = 0
+        #: How other threads wake the owner: the eventfd by default; the
+        #: asyncio facade installs a loop callback instead (see post()).
+        self._wake: Callable[[], None] = self._signaler.signal
+        #: Driver for tcp/ipc endpoints; None = the context's (its I/O thread).
+        #: purezmq.asyncio sockets set their event loop's driver here.
+        self.driver: Any = None
         self._install_option_hooks()
 
     def __repr__(self) -> str:
@@ -113,7 +119,7 @@ class SocketCore:
             self._mailbox.append(cmd)
             if not self._signaled:
                 self._signaled = True
-                self._signaler.signal()
+                self._wake()
 
     def process_commands(self) -> None:
         """Run queued commands (owning thread)."""
@@ -335,6 +341,33 @@ class SocketCore:
     def rcvmore(self) -> bool:
         return self._rcv is not None
 
+    def recv_undoable(self, whole: bool, nonblock: bool) -> tuple[Any, bool, tuple[Any, ...]]:
+        """`recv_msg` (whole) or `recv_frame`, plus a token for `undo_recv`.
+
+        For cancellation that loses nothing (purezmq.asyncio): if the caller is
+        cancelled after the message left the socket but before it reached the
+        caller, `undo_recv` puts it back exactly where it was."""
+        if whole:
+            msg = self._rcv
+            start = self._rcv_i if msg is not None else 0
+            frames = self.recv_msg(nonblock)
+            full = msg if msg is not None else frames
+            return frames, False, (full, start, self._rcv, self._rcv_i)
+        msg = self._rcv
+        start = self._rcv_i if msg is not None else 0
+        frame, more = self.recv_frame(nonblock)
+        full = self._rcv if self._rcv is not None else (msg if msg is not None else [frame])
+        return frame, more, (full, start, self._rcv, self._rcv_i)
+
+    def undo_recv(self, token: tuple[Any, ...]) -> bool:
+        """Undo a `recv_undoable` if nothing was received since. True on success."""
+        full, start, rcv_after, i_after = token
+        if self._rcv is not rcv_after or self._rcv_i != i_after:
+            return False
+        self._rcv = full
+        self._rcv_i = start
+        return True
+
     @property
     def last_metadata(self) -> dict[str, str]:
         """Properties of the connection the last message came from."""
@@ -392,6 +425,16 @@ class SocketCore:
 
     def wake(self) -> None:
         """Make blocked calls re-check their condition (context term)."""
+        with self._post_lock:
+            if not self._signaler.closed:
+                self._wake()
+
+    def set_waker(self, wake: Callable[[], None]) -> None:
+        """Replace how the owner is woken (the asyncio facade: a loop callback)."""
+        self._wake = wake
+
+    def signal_fd(self) -> None:
+        """Make the FD readable (for wakers that also serve FD users)."""
         if not self._signaler.closed:
             self._signaler.signal()
 
@@ -453,6 +496,9 @@ class SocketCore:
             raise ZMQError(errno.ENOTSOCK, "Socket operation on non-socket (the socket is closed)")
 
     # ================================================================ endpoints
+    def _driver(self) -> Any:
+        return self.driver if self.driver is not None else self.ctx.driver()
+
     def _parse(self, addr: str) -> Endpoint:
         try:
             return parse_endpoint(addr)
@@ -468,7 +514,7 @@ class SocketCore:
             self.last_endpoint = addr
             self.process_commands()  # attach pending connects now, as libzmq's bind does
             return
-        driver = self.ctx.driver()
+        driver = self._driver()
         o = self.options
         try:
             bound = driver.bind(
@@ -513,7 +559,7 @@ class SocketCore:
                 ipc_path(ep.address, bind=False)
         except AddressError as e:
             raise ZMQError(e.errno, f"{e.message} (addr={addr!r})") from None
-        driver = self.ctx.driver()
+        driver = self._driver()
         rid: bytes = o.value(C.CONNECT_ROUTING_ID)
         if rid:  # applies to this connect only
             o.store(C.CONNECT_ROUTING_ID, b"")
@@ -632,6 +678,23 @@ class SocketCore:
             self._monitor = None
             self._monitor_events = 0
             mon.close()
+
+    def hand_over(self, driver: Any) -> None:
+        """Move every endpoint still delivering (LINGER) from this socket's own
+        driver to `driver`. For purezmq.asyncio sockets closing while their
+        loop may stop: the context's I/O thread finishes the job. Call on the
+        current driver's thread, after close()."""
+        current = self.driver
+        if current is None or current is driver or not self.live_sessions():
+            return
+        for handles in self._binds.values():
+            for h in handles:
+                if h.driver is current:
+                    h.move_sessions(driver)
+        for entries in self._connects.values():
+            for _session, handle, _pipe in entries:
+                if handle is not None and handle.driver is current:
+                    handle.move_to(driver)
 
     # ================================================================ close
     @property

@@ -174,6 +174,22 @@ class Connecter:
             self.io.unregister(sock.fileno())
             sock.close()
 
+    def move_to(self, new: Reactor) -> None:
+        """Keep this endpoint connected from another reactor (see
+        StreamEngine.move_to). Call on the current reactor's thread."""
+        if self._closed or new is self.io:
+            return
+        retry = self._timer is not None or self._sock is not None
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._drop_socket()  # a connect in progress starts over over there
+        if self.engine is not None:
+            self.engine.move_to(new)
+        self.io = new
+        if retry:
+            new.call_soon(self._attempt)
+
     def close(self) -> None:
         """Stop connecting and close any live connection (I/O thread)."""
         if self._closed:

@@ -60,6 +60,16 @@ class BoundEndpoint:
         """Stop listening and end the connections accepted here (unbind)."""
         self.driver.run_and_wait(self._close)
 
+    def move_sessions(self, driver: StreamDriver) -> None:
+        """Continue the accepted connections on `driver`'s reactor (call on ours)."""
+        with self._lock:
+            sessions = list(self.sessions)
+        for s in sessions:
+            engine = s.engine
+            move = getattr(engine, "move_to", None)
+            if move is not None:
+                move(driver.io)
+
     def stop_listening(self) -> None:
         """Stop accepting; established connections stay (socket close lingers them).
 
@@ -88,6 +98,11 @@ class ConnectHandle:
 
     def close(self) -> None:
         self.driver.io.call_soon(self.connecter.close)
+
+    def move_to(self, driver: StreamDriver) -> None:
+        """Keep this endpoint going on `driver`'s reactor (call on ours)."""
+        self.connecter.move_to(driver.io)
+        self.driver = driver
 
 
 class StreamDriver:

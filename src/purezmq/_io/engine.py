@@ -175,6 +175,30 @@ class StreamEngine:
             timer.cancel()
         self._timer = self.io.call_at(deadline, self._on_timer)
 
+    def move_to(self, new: Reactor) -> None:
+        """Continue on another reactor (an asyncio socket closing while it still
+        has messages to deliver hands them to the I/O thread). Call on the
+        current reactor's thread."""
+        if self._closed or new is self.io:
+            return
+        self.io.unregister(self.fd)
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self.io = new
+        self._flush_scheduled = False
+        new.call_soon(self._adopt)
+
+    def _adopt(self) -> None:
+        if self._closed:
+            return
+        mask = 0 if self.session.input_paused else READ
+        if self._out:
+            mask |= WRITE
+        self.io.register(self.fd, self, mask)
+        self.schedule(self.session.next_deadline())
+        self._io_flush()
+
     def close(self) -> None:
         """Write what is in hand (best effort), then close. Any thread."""
         if self.io.in_thread():

@@ -79,17 +79,26 @@ class Context(AttributeSetter):
     # ------------------------------------------------------------ lifecycle
     @classmethod
     def instance(cls: type[_T], io_threads: int = 1) -> _T:
-        """The process-wide Context (a new one in a forked child)."""
-        if cls._instance is None or cls._instance.closed or cls._instance_pid != os.getpid():
+        """The process-wide Context of this class (a new one in a forked child).
+
+        Each subclass has its own (zmq.asyncio.Context.instance() is not the
+        sync one), hence the look-up in the class's own namespace."""
+
+        def current() -> Context | None:
+            inst: Context | None = cls.__dict__.get("_instance")
+            if inst is None or inst.closed or cls.__dict__.get("_instance_pid") != os.getpid():
+                return None
+            return inst
+
+        inst = current()
+        if inst is None:
             with cls._instance_lock:
-                if (
-                    cls._instance is None
-                    or cls._instance.closed
-                    or cls._instance_pid != os.getpid()
-                ):
-                    cls._instance = cls(io_threads)
+                inst = current()
+                if inst is None:
+                    inst = cls(io_threads)
+                    cls._instance = inst
                     cls._instance_pid = os.getpid()
-        return cls._instance  # type: ignore[return-value]
+        return inst  # type: ignore[return-value]
 
     @classmethod
     def shadow(cls: type[_T], address: Any) -> _T:

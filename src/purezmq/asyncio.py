@@ -1,0 +1,516 @@
+"""purezmq.asyncio: sockets whose operations are awaitable, as `zmq.asyncio`.
+
+``import purezmq.asyncio as zmq_asyncio`` (or, through a drop-in shim,
+``zmq.asyncio``) gives Context, Socket and Poller with pyzmq's asyncio API:
+``await sock.recv()``, ``await sock.send_multipart(...)``, ``await poller.poll()``.
+
+Unlike pyzmq, which watches a C library's descriptor from the loop, purezmq
+runs the sockets' connections on the loop itself: when a socket binds or
+connects inside a running loop, its tcp/ipc connections are read and written
+by that loop (`purezmq._io.aio`), with the same sessions the threaded driver
+uses - no I/O thread and no thread hop on the message path. Endpoints made
+outside a running loop use the context's I/O thread, and still work.
+
+Every operation returns a Future at once (pyzmq does the same): it is tried
+immediately and, if it would block, queued in order and retried when the
+socket signals a change. Cancellation loses nothing: a cancelled receive
+leaves its message for the next one (even when the cancellation lands after
+the message was taken, see `_RecvFuture`), and a cancelled send has sent the
+whole message or none of it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import json
+import pickle
+import threading
+import weakref
+from collections import deque
+from collections.abc import Callable, Generator, Sequence
+from typing import Any, TypeVar
+
+from purezmq import constants as C
+from purezmq._io.aio import AsyncioDriver, loop_supports_readers
+from purezmq.error import Again, ZMQError
+from purezmq.sugar import context as _sync_context
+from purezmq.sugar import poll as _sync_poll
+from purezmq.sugar import socket as _sync_socket
+from purezmq.sugar.frame import Frame
+
+_T = TypeVar("_T")
+_NOBLOCK = int(C.NOBLOCK)
+_POLLIN = int(C.POLLIN)
+_POLLOUT = int(C.POLLOUT)
+
+_RECV, _RECV_MULTIPART, _SEND, _SEND_MULTIPART, _POLL = range(5)
+
+
+class _RecvFuture(asyncio.Future[_T]):
+    """A receive's future that can give its message back.
+
+    If the awaiting task is cancelled after the message was taken from the
+    socket (the result is set) but before the task saw it, the message is
+    put back, so the next receive gets it: ``__await__`` sees that
+    cancellation arrive."""
+
+    _undo: Callable[[], None] | None = None
+
+    def __await__(self) -> Generator[Any, None, _T]:
+        try:
+            return (yield from super().__await__())
+        except asyncio.CancelledError:
+            if self.done() and not self.cancelled() and self.exception() is None:
+                undo, self._undo = self._undo, None
+                if undo is not None:
+                    undo()
+            raise
+
+    __iter__ = __await__
+
+
+class _Op:
+    __slots__ = ("args", "future", "kind", "timer")
+
+    def __init__(self, kind: int, future: asyncio.Future[Any], args: tuple[Any, ...]) -> None:
+        self.kind = kind
+        self.future = future
+        self.args = args
+        self.timer: asyncio.TimerHandle | None = None
+
+
+class Socket(_sync_socket.Socket):
+    """An asyncio socket (see the module docstring). Create with Context.socket()."""
+
+    _repr_cls = "zmq.asyncio.Socket"
+    _loop: asyncio.AbstractEventLoop | None
+    _loop_thread: int
+    _ops: deque[_Op]
+    _wake_pending: bool
+    _fd_users: bool
+
+    def __init__(
+        self,
+        context: Any = None,
+        socket_type: int = -1,
+        io_loop: asyncio.AbstractEventLoop | None = None,
+        _from_socket: _sync_socket.Socket | None = None,
+        **kwargs: Any,
+    ) -> None:
+        if _from_socket is not None:
+            super().__init__(shadow=_from_socket, **kwargs)
+        else:
+            super().__init__(context, socket_type, **kwargs)
+        object.__setattr__(self, "_loop", None)
+        object.__setattr__(self, "_loop_thread", 0)
+        object.__setattr__(self, "_ops", deque())
+        object.__setattr__(self, "_wake_pending", False)
+        # A shadowed sync socket still blocks on the FD: keep signalling it.
+        object.__setattr__(self, "_fd_users", _from_socket is not None)
+        if io_loop is not None:
+            self._attach(io_loop)
+        else:
+            try:
+                self._attach(asyncio.get_running_loop())
+            except RuntimeError:
+                pass  # attached on first use inside a loop
+
+    @classmethod
+    def from_socket(cls, socket: _sync_socket.Socket, io_loop: Any = None) -> Socket:
+        """An asyncio Socket sharing `socket`'s underlying socket."""
+        return cls(_from_socket=socket, io_loop=io_loop)
+
+    # ------------------------------------------------------------ the loop
+    def _attach(self, loop: asyncio.AbstractEventLoop) -> None:
+        if self._loop is loop:
+            return
+        object.__setattr__(self, "_loop", loop)
+        object.__setattr__(self, "_loop_thread", threading.get_ident())
+        core = self._core
+        core.set_waker(self._core_woke)
+        if loop_supports_readers(loop):
+            core.driver = _driver_for(self.context, loop)
+
+    def _get_loop(self) -> asyncio.AbstractEventLoop:
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            loop = asyncio.get_running_loop()
+            self._attach(loop)
+        return loop
+
+    def _core_woke(self) -> None:
+        """The core's owner must look (any thread; the core holds its post lock)."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            self._core.signal_fd()
+            return
+        if threading.get_ident() == self._loop_thread:
+            if not self._wake_pending:
+                object.__setattr__(self, "_wake_pending", True)
+                loop.call_soon(self._service)
+        else:
+            try:
+                loop.call_soon_threadsafe(self._service)
+            except RuntimeError:
+                pass
+        if self._fd_users:
+            self._core.signal_fd()
+
+    def fileno(self) -> int:
+        """The FD (for external event loops); readable when EVENTS may change."""
+        object.__setattr__(self, "_fd_users", True)
+        return super().fileno()
+
+    # ------------------------------------------------------------ operations
+    def _try(self, op: _Op) -> bool:
+        """Attempt `op` without blocking; True when its future got an outcome."""
+        fut = op.future
+        try:
+            kind = op.kind
+            if kind in (_RECV, _RECV_MULTIPART):
+                flags, copy, _track = op.args
+                result = self._try_recv(kind == _RECV_MULTIPART, copy, fut)
+            elif kind == _SEND:
+                data, flags, copy, track = op.args
+                result = _sync_socket.Socket.send(self, data, flags | _NOBLOCK, copy, track)
+            elif kind == _SEND_MULTIPART:
+                parts, flags, copy, track, kwargs = op.args
+                result = _sync_socket.Socket.send_multipart(
+                    self, parts, flags | _NOBLOCK, copy, track, **kwargs
+                )
+            else:
+                result = self._core.events() & op.args[0]
+                if not result:
+                    return False
+        except Again:
+            return False
+        except Exception as exc:
+            fut.set_exception(exc)
+            return True
+        fut.set_result(result)
+        return True
+
+    def _try_recv(self, whole: bool, copy: bool, fut: asyncio.Future[Any]) -> Any:
+        core = self._core
+        data, more, token = core.recv_undoable(whole, nonblock=True)
+        if isinstance(fut, _RecvFuture):
+            fut._undo = lambda: self._give_back(token)
+        if whole:
+            if copy:
+                return [f if type(f) is bytes else bytes(f) for f in data]
+            meta = core.last_metadata
+            last = len(data) - 1
+            return [Frame._received(f, i < last, meta) for i, f in enumerate(data)]
+        if copy:
+            return data if type(data) is bytes else bytes(data)
+        return Frame._received(data, more, core.last_metadata)
+
+    def _give_back(self, token: tuple[Any, ...]) -> None:
+        if not self._core.closed and self._core.undo_recv(token):
+            self._schedule_service()
+
+    def _add(self, kind: int, args: tuple[Any, ...], nonblock: bool) -> asyncio.Future[Any]:
+        loop = self._get_loop()
+        fut: asyncio.Future[Any] = (
+            _RecvFuture(loop=loop) if kind in (_RECV, _RECV_MULTIPART) else loop.create_future()
+        )
+        op = _Op(kind, fut, args)
+        if self.closed:
+            fut.set_exception(ZMQError(errno.ENOTSOCK, "Socket is closed"))
+            return fut
+        # Keep order: try at once only if nothing of the same direction waits.
+        direction = _DIRECTION[kind]
+        if not any(_DIRECTION[o.kind] == direction for o in self._ops) and self._try(op):
+            return fut
+        if nonblock:
+            fut.set_exception(Again())
+            return fut
+        self._ops.append(op)
+        timeout = self._timeout_for(kind)
+        if timeout >= 0:
+            op.timer = loop.call_later(timeout / 1000.0, self._expire, op)
+        fut.add_done_callback(lambda f: self._forget(op))
+        return fut
+
+    def _timeout_for(self, kind: int) -> int:
+        if kind in (_RECV, _RECV_MULTIPART):
+            return int(self._core.options.value(C.RCVTIMEO))
+        if kind in (_SEND, _SEND_MULTIPART):
+            return int(self._core.options.value(C.SNDTIMEO))
+        return -1
+
+    def _expire(self, op: _Op) -> None:
+        if not op.future.done():
+            op.future.set_exception(Again())
+
+    def _forget(self, op: _Op) -> None:
+        if op.timer is not None:
+            op.timer.cancel()
+        try:
+            self._ops.remove(op)
+        except ValueError:
+            pass
+
+    def _schedule_service(self) -> None:
+        loop = self._loop
+        if loop is not None and not loop.is_closed() and not self._wake_pending:
+            object.__setattr__(self, "_wake_pending", True)
+            loop.call_soon(self._service)
+
+    def _service(self) -> None:
+        """Run queued operations in order while they can complete."""
+        object.__setattr__(self, "_wake_pending", False)
+        core = self._core
+        if core.closed:
+            return
+        try:
+            core.process_commands()
+        except Exception:  # pragma: no cover - process_commands does not raise
+            pass
+        blocked: set[int] = set()
+        for op in list(self._ops):
+            if op.future.done():
+                continue
+            direction = _DIRECTION[op.kind]
+            if direction in blocked:
+                continue
+            if not self._try(op):
+                blocked.add(direction)
+
+    # ------------------------------------------------------------ pyzmq API
+    def recv(self, flags: int = 0, copy: bool = True, track: bool = False) -> Any:
+        """Receive a frame: a Future of bytes (or of a Frame with copy=False)."""
+        return self._add(_RECV, (flags, copy, track), bool(flags & _NOBLOCK))
+
+    def recv_multipart(self, flags: int = 0, copy: bool = True, track: bool = False) -> Any:
+        """Receive a whole message: a Future of its list of frames."""
+        return self._add(_RECV_MULTIPART, (flags, copy, track), bool(flags & _NOBLOCK))
+
+    def send(
+        self,
+        data: Any,
+        flags: int = 0,
+        copy: bool = True,
+        track: bool = False,
+        routing_id: int | None = None,
+        group: str | None = None,
+    ) -> Any:
+        """Send a frame: a Future, done once the socket accepted it."""
+        if routing_id is not None or group is not None:
+            raise ZMQError(errno.ENOTSUP, "routing_id/group need draft socket types")
+        return self._add(_SEND, (data, flags, copy, track), bool(flags & _NOBLOCK))
+
+    def send_multipart(
+        self,
+        msg_parts: Sequence[Any],
+        flags: int = 0,
+        copy: bool = True,
+        track: bool = False,
+        **kwargs: Any,
+    ) -> Any:
+        """Send a whole message: a Future; all parts go, or (cancelled) none."""
+        args = (list(msg_parts), flags, copy, track, kwargs)
+        return self._add(_SEND_MULTIPART, args, bool(flags & _NOBLOCK))
+
+    def recv_into(self, buffer: Any, /, *, nbytes: int = 0, flags: int = 0) -> Any:
+        """Receive a frame into `buffer`: a Future of the frame's full size."""
+        view = memoryview(buffer).cast("B")
+        limit = len(view) if nbytes == 0 else min(nbytes, len(view))
+
+        def fill(frame: bytes) -> int:
+            n = min(len(frame), limit)
+            view[:n] = frame[:n]
+            return len(frame)
+
+        return self._chain(self.recv(flags), fill)
+
+    def recv_string(self, flags: int = 0, encoding: str = "utf-8") -> Any:
+        return self._chain(self.recv(flags), lambda b: b.decode(encoding))
+
+    recv_unicode = recv_string
+
+    def recv_json(self, flags: int = 0, **kwargs: Any) -> Any:
+        return self._chain(self.recv(flags), lambda b: json.loads(b, **kwargs))
+
+    def recv_pyobj(self, flags: int = 0) -> Any:
+        return self._chain(self.recv(flags), pickle.loads)
+
+    def recv_serialized(
+        self, deserialize: Callable[[list[Any]], Any], flags: int = 0, copy: bool = True
+    ) -> Any:
+        return self._chain(self.recv_multipart(flags, copy=copy), deserialize)
+
+    def _chain(self, inner: asyncio.Future[Any], load: Callable[[Any], Any]) -> Any:
+        """A future for `load(inner's result)` that keeps cancellation atomic."""
+        loop = self._get_loop()
+        outer: _RecvFuture[Any] = _RecvFuture(loop=loop)
+
+        def done(f: asyncio.Future[Any]) -> None:
+            if outer.done():
+                if not f.cancelled() and f.exception() is None and isinstance(f, _RecvFuture):
+                    undo = f._undo
+                    if undo is not None:
+                        undo()  # the caller is gone: the message stays in the socket
+                return
+            if f.cancelled():
+                outer.cancel()
+                return
+            exc = f.exception()
+            if exc is not None:
+                outer.set_exception(exc)
+                return
+            try:
+                outer.set_result(load(f.result()))
+            except Exception as e:
+                outer.set_exception(e)
+            else:
+                if isinstance(f, _RecvFuture):
+                    outer._undo = f._undo
+
+        def cancel_inner(o: asyncio.Future[Any]) -> None:
+            if o.cancelled() and not inner.done():
+                inner.cancel()
+
+        inner.add_done_callback(done)
+        outer.add_done_callback(cancel_inner)
+        return outer
+
+    def poll(self, timeout: int | None = None, flags: int = C.POLLIN) -> Any:
+        """A Future of the socket's events among `flags` (0 after `timeout` ms)."""
+        if self.closed:
+            raise ZMQError(errno.ENOTSUP, "Socket is closed")
+        loop = self._get_loop()
+        fut = self._add(_POLL, (int(flags),), nonblock=False)
+        if timeout is not None and timeout >= 0 and not fut.done():
+            handle = loop.call_later(timeout / 1000.0, _resolve, fut, 0)
+            fut.add_done_callback(lambda f: handle.cancel())
+        return fut
+
+    def close(self, linger: int | None = None) -> None:
+        """Close; pending futures are cancelled (as pyzmq), saying why."""
+        if not self.closed:
+            for op in list(self._ops):
+                if not op.future.done():
+                    try:
+                        op.future.cancel(msg="purezmq: the socket was closed")
+                    except RuntimeError:  # the loop is gone (interpreter teardown)
+                        pass
+            self._ops.clear()
+        core = self._core
+        was_open = not core.closed
+        super().close(linger)
+        if was_open and core.driver is not None and core.live_sessions():
+            # Messages still to deliver: the loop may stop, or term() may block
+            # its thread, so the context's I/O thread takes over the delivery.
+            core.hand_over(core.ctx.driver())
+
+
+def _resolve(fut: asyncio.Future[Any], value: Any) -> None:
+    if not fut.done():
+        fut.set_result(value)
+
+
+#: Which queue an operation waits in: receives, sends and polls do not block
+#: one another.
+_DIRECTION = {_RECV: 0, _RECV_MULTIPART: 0, _SEND: 1, _SEND_MULTIPART: 1, _POLL: 2}
+
+
+#: The loop driver of each (context core, loop): made on first use.
+_DRIVERS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, AsyncioDriver]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _driver_for(context: Any, loop: asyncio.AbstractEventLoop) -> AsyncioDriver:
+    per_loop = _DRIVERS.setdefault(loop, {})
+    key = id(context._core)
+    driver = per_loop.get(key)
+    if driver is None:
+        driver = per_loop[key] = AsyncioDriver(loop)
+    return driver
+
+
+class Context(_sync_context.Context):
+    """A Context whose sockets are asyncio sockets."""
+
+    _socket_class = Socket
+    _repr_cls = "zmq.asyncio.Context"
+
+    def __init__(self, io_threads: Any = 1, shadow: Any = 0) -> None:
+        super().__init__(io_threads, shadow)
+
+
+class Poller(_sync_poll.Poller):
+    """`await poller.poll(timeout_ms)` over sockets (async or not) and fds."""
+
+    def poll(self, timeout: float | None = None) -> Any:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[list[tuple[Any, int]]] = loop.create_future()
+        ready = _sync_poll.zmq_poll(self.sockets, 0)
+        if ready or (timeout is not None and timeout == 0):
+            future.set_result(ready)
+            return future
+        watchers: list[Callable[[], None]] = []
+
+        def check() -> None:
+            if future.done():
+                return
+            try:
+                now = _sync_poll.zmq_poll(self.sockets, 0)
+            except Exception as e:
+                future.set_exception(e)
+                return
+            if now:
+                future.set_result(now)
+
+        for obj, flags in self.sockets:
+            watchers.append(_watch(loop, obj, int(flags), check))
+        if timeout is not None and timeout > 0:
+            handle = loop.call_later(timeout / 1000.0, _resolve, future, [])
+            watchers.append(handle.cancel)
+
+        def cleanup(_: asyncio.Future[Any]) -> None:
+            for stop in watchers:
+                stop()
+
+        future.add_done_callback(cleanup)
+        return future
+
+
+def _watch(
+    loop: asyncio.AbstractEventLoop, obj: Any, flags: int, check: Callable[[], None]
+) -> Callable[[], None]:
+    """Call `check` when `obj` may have become ready; returns how to stop."""
+    if isinstance(obj, Socket) and obj._loop is loop:
+        fut = obj.poll(None, flags or _POLLIN | _POLLOUT)
+        fut.add_done_callback(lambda f: check())
+
+        def stop_poll() -> None:
+            if not fut.done():
+                fut.cancel()
+
+        return stop_poll
+    fd = obj.fileno() if hasattr(obj, "fileno") else int(obj)
+    if hasattr(obj, "_core"):  # another socket: its FD says "look again"
+        loop.add_reader(fd, check)
+
+        def stop_reading() -> None:
+            loop.remove_reader(fd)
+
+        return stop_reading
+    if flags & _POLLIN:
+        loop.add_reader(fd, check)
+    if flags & _POLLOUT:
+        loop.add_writer(fd, check)
+
+    def stop() -> None:
+        if flags & _POLLIN:
+            loop.remove_reader(fd)
+        if flags & _POLLOUT:
+            loop.remove_writer(fd)
+
+    return stop
+
+
+__all__ = ["Context", "Poller", "Socket"]
