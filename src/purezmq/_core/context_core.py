@@ -163,6 +163,7 @@ class ContextCore:
             self.terminating = True
             sockets = list(self._sockets)
         for sock in sockets:
+            sock.mark_terminating()
             sock.wake()
         with self._lock:
             while self._sockets:

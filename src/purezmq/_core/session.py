@@ -25,15 +25,18 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from errno import EFAULT
 from typing import TYPE_CHECKING, Any, Protocol
 
 from purezmq import constants as ev
 from purezmq._routing.pipe import DELIMITER, Pipe, pipepair
 from purezmq._zmtp import ProtocolError, ZMTPConnection
+from purezmq._zmtp.mechanisms.base import MessageError
 from purezmq._zmtp.mechanisms.null import NullMechanism
 from purezmq._zmtp.raw import RawConnection
 
 from .clock import monotonic
+from .zap import SessionZap, zap_properties
 
 if TYPE_CHECKING:
     from .socket_core import SocketCore
@@ -81,6 +84,24 @@ class EngineHandle(Protocol):
         """Close the OS connection (after writing what is already in hand)."""
 
 
+class DirectReader(Protocol):
+    """Optional engine methods for the direct read path (see SocketCore._block_recv):
+    a receiving thread that is about to block takes over reading the few
+    connections of its socket, so a message wakes it once - not the I/O
+    thread first and then, through a signal, the receiver."""
+
+    def park(self) -> int | None:
+        """Stop the driver reading; return the descriptor to wait on, or None
+        if the engine cannot be read directly now."""
+
+    def unpark(self) -> None:
+        """Give reading back to the driver."""
+
+    def read_direct(self) -> bool:
+        """Read what is there (the descriptor was readable); False if the
+        connection ended (the driver then tidies up)."""
+
+
 @dataclass(frozen=True)
 class SessionConfig:
     """The options a session needs, copied from the socket when it is made."""
@@ -103,7 +124,9 @@ class SessionConfig:
     reconnect_ivl: float = 0.1
     reconnect_ivl_max: float = 0.0
     metadata: dict[str, bytes] = field(default_factory=dict)
-    mechanism_factory: Callable[[], Any] | None = None
+    #: Makes each connection's security mechanism, given the peer's address
+    #: (`security.mechanism_factory`); None = NULL without ZAP.
+    mechanism_factory: Callable[[str], Any] | None = None
     #: STREAM sockets: raw bytes instead of ZMTP, one pipe per connection.
     raw: bool = False
     #: STREAM_NOTIFY: announce connects and disconnects with an empty message.
@@ -138,6 +161,7 @@ class Session:
         self._fd = -1
         self._no_reconnect = False
         self._linger = config.linger
+        self._zap = SessionZap(socket.ctx, self._zap_wake)
         self.on_done: Callable[[Session], None] | None = None
         if config.connect_side and not config.immediate:
             self._make_pipe()
@@ -156,8 +180,7 @@ class Session:
         ours.refill = None
         theirs.routing_id = cfg.connect_routing_id
         theirs.refill = self.refill
-        theirs.drain = self.drain_output
-        theirs.drain_at = DRAIN_AT
+        theirs.set_drain(self.drain_output, DRAIN_AT)
         self.pipe = ours
         self.socket.attach_pipe_from_session(theirs, self)
         return ours
@@ -182,6 +205,10 @@ class Session:
 
     def pipe_closed(self, pipe: Pipe) -> None:
         """The socket closed its side: deliver what is queued (LINGER), then end."""
+        if pipe is not self.pipe:
+            # The socket acknowledging a pipe we already let go (IMMEDIATE drops
+            # the pipe of a broken connection): not a request to end this session.
+            return
         self._closing = True
         linger = self._linger
         self._linger_deadline = None if linger is None else monotonic() + linger
@@ -204,7 +231,7 @@ class Session:
         factory = cfg.mechanism_factory
         identity = cfg.routing_id if cfg.sends_identity else None
         if factory is not None:
-            mechanism = factory()
+            mechanism = factory(peer_address)
             mechanism.configure(
                 socket_type=cfg.socket_type, identity=identity, metadata=cfg.metadata
             )
@@ -227,6 +254,7 @@ class Session:
             self.peer_address = peer_address
             self._handshaken = False
             self._input_paused = False
+            self._zap.reset()
         self._fd = fd
         kind = ev.EVENT_CONNECTED if cfg.connect_side else ev.EVENT_ACCEPTED
         self.socket.monitor_event(kind, fd, cfg.endpoint)
@@ -249,13 +277,15 @@ class Session:
             pipe.force_write([b""])  # "a peer connected", as libzmq's raw engine says it
         return conn
 
-    def receive_with(self, recv_into: Callable[[memoryview], int]) -> int:
+    def receive_with(self, recv_into: Callable[[memoryview], int], notify: bool = True) -> int:
         """Fill the connection's buffer with `recv_into` and take the bytes in.
 
-        Driver thread. Returns the byte count (0 = end of stream). `recv_into`
-        runs under the lock because the reader's thread may be parsing (and
-        compacting) the same buffer. Raises the OSError of `recv_into` and
-        ProtocolError (the driver then calls `connection_failed`)."""
+        Driver thread (or the reader's, on the direct read path, which passes
+        notify=False: it parses right away, so nobody needs waking and no
+        read-ahead timer). Returns the byte count (0 = end of stream).
+        `recv_into` runs under the lock because the reader's thread may be
+        parsing (and compacting) the same buffer. Raises the OSError of
+        `recv_into` and ProtocolError (the driver then calls `connection_failed`)."""
         conn = self.conn
         assert conn is not None
         with self.lock:
@@ -265,13 +295,25 @@ class Session:
             now = monotonic()
             conn.buffer_updated(n, now)
             if not self._handshaken:
+                if isinstance(conn, ZMTPConnection):
+                    self._zap.send_pending(conn)  # a mechanism asked ZAP (zap.py)
                 if not conn.handshake_done:
                     return n
                 self._handshake_complete(conn)
             if not self._buffer_has_room(conn):
                 self._input_paused = True
-        self._input_available(now)
+        if notify:
+            self._input_available(now)
+        else:
+            pipe = self.pipe
+            if pipe is not None and pipe.claim_reader():
+                self.socket.read_activated_here(pipe.peer)
         return n
+
+    @property
+    def handshaken(self) -> bool:
+        """The current connection finished its handshake (messages can flow)."""
+        return self._handshaken
 
     @property
     def input_paused(self) -> bool:
@@ -304,7 +346,9 @@ class Session:
         """Called with the lock held, once per connection."""
         self._handshaken = True
         self._reconnect_ivl = self.config.reconnect_ivl
-        meta = {k: v.decode("utf-8", "replace") for k, v in conn.peer_metadata.items()}
+        meta = zap_properties(conn)  # User-Id and ZAP metadata win over ZMTP's, as in libzmq
+        for k, v in conn.peer_metadata.items():
+            meta.setdefault(k, v.decode("utf-8", "replace"))
         meta["Peer-Address"] = self.peer_address
         pipe = self.pipe
         if pipe is None:
@@ -331,8 +375,7 @@ class Session:
         ours.conflate = theirs.conflate = cfg.conflate
         theirs.routing_id = cfg.connect_routing_id
         theirs.refill = self.refill
-        theirs.drain = self.drain_output
-        theirs.drain_at = DRAIN_AT
+        theirs.set_drain(self.drain_output, DRAIN_AT)
         theirs.metadata = meta
         theirs.peer_identity = conn.peer_identity
         self._identified = True
@@ -345,8 +388,17 @@ class Session:
         """Parse buffered bytes into the socket's queue. The reader's thread calls
         this when its queue is empty (lazy parsing, no thread hop)."""
         conn = self.conn
-        if conn is None or not self._handshaken or not conn.has_pending_input:
+        if conn is None or not self._handshaken:
             return
+        if not conn.has_pending_input:
+            # Nothing buffered. A connection parked by the direct read path is
+            # read by nobody else right now: look at the socket itself.
+            read = getattr(self.engine, "read_if_parked", None)
+            if read is None:
+                return
+            read()
+            if not conn.has_pending_input:
+                return
         self._parse_into_pipe(conn)
 
     def _parse_into_pipe(self, conn: Connection) -> None:
@@ -458,6 +510,8 @@ class Session:
         if conn is None:
             return
         with self.lock:
+            if self._zap.pending and isinstance(conn, ZMTPConnection):
+                self._zap_answered(conn, now)
             conn.on_timer(now)
             has_output = conn.has_output
         if self._readahead_deadline is not None and now >= self._readahead_deadline:
@@ -471,6 +525,21 @@ class Session:
             if has_output:
                 engine.kick_output()
             engine.schedule(self.next_deadline())
+
+    def _zap_answered(self, conn: ZMTPConnection, now: float) -> None:
+        """The ZAP handler answered (lock held, driver thread): the mechanism
+        continues; its reply may finish the handshake. Raises ProtocolError."""
+        self._zap.deliver(conn, now)
+        if conn.handshake_done and not self._handshaken:
+            self._handshake_complete(conn)
+            if conn.has_pending_input:
+                self._input_available(now)
+
+    def _zap_wake(self) -> None:
+        """A ZAP answer arrived (any thread): run `on_timer` on the driver soon."""
+        engine = self.engine
+        if engine is not None:
+            engine.schedule(monotonic())
 
     def _rearm_readahead(self, conn: Connection, now: float) -> None:
         """Bytes still wait: look again later - unless the pipe is full, in
@@ -508,8 +577,8 @@ class Session:
 
     def _report_failure(self, err: ProtocolError) -> None:
         """The HANDSHAKE_FAILED_* event libzmq emits for this failure, if any."""
-        if not err.during_handshake:
-            return
+        if not err.during_handshake and not isinstance(err, MessageError):
+            return  # (libzmq reports a bad CURVE MESSAGE like a handshake failure)
         endpoint = self.config.endpoint
         if err.kind == "protocol":
             self.socket.monitor_event(ev.EVENT_HANDSHAKE_FAILED_PROTOCOL, err.code, endpoint)
@@ -518,6 +587,8 @@ class Session:
             # a peer ERROR with any other reason gets no event in libzmq.
             if err.zap_status is not None:
                 self.socket.monitor_event(ev.EVENT_HANDSHAKE_FAILED_AUTH, err.zap_status, endpoint)
+            elif err.kind == "auth":  # ZAP needed but no handler bound: libzmq says EFAULT
+                self.socket.monitor_event(ev.EVENT_HANDSHAKE_FAILED_NO_DETAIL, EFAULT, endpoint)
         else:
             self.socket.monitor_event(ev.EVENT_HANDSHAKE_FAILED_NO_DETAIL, 0, endpoint)
 
@@ -532,6 +603,7 @@ class Session:
             was_up = self.conn is not None
             self.conn = None
             self.engine = None
+            self._zap.reset()
             handshaken = self._handshaken
             self._handshaken = False
             self._readahead_deadline = None

@@ -15,6 +15,7 @@ processed at the start of every operation and whenever a blocked call wakes.
 from __future__ import annotations
 
 import errno
+import select
 import struct
 import threading
 from collections import deque
@@ -30,13 +31,14 @@ from purezmq._transport.address import (
     AddressError,
     Endpoint,
     Tuning,
+    check_tcp,
     ipc_path,
     parse_endpoint,
-    resolve_tcp,
 )
 from purezmq._zmtp.socktypes import sends_identity
 from purezmq.error import ZMQError, raise_errno
 
+from . import security
 from .clock import monotonic
 from .options import SocketOptions
 from .session import Session, SessionConfig
@@ -44,6 +46,10 @@ from .signaler import Signaler
 
 if TYPE_CHECKING:
     from .context_core import ContextCore
+
+#: The direct read path (see _block_recv) serves sockets with at most this many
+#: connections: parking costs two epoll_ctl calls per connection per wait.
+DIRECT_READ_MAX = 4
 
 # Plain ints for the hot path (IntFlag arithmetic goes through enum code).
 _POLLIN = int(C.POLLIN)
@@ -92,7 +98,6 @@ class SocketCore:
         self._inproc_binds: list[str] = []
         self._rcv: Msg | None = None
         self._rcv_i = 0
-        self._rcv_pipe: Pipe | None = None
         self._closed = False
         self.last_endpoint = ""
         self._monitor: Any = None
@@ -104,6 +109,11 @@ class SocketCore:
         #: Driver for tcp/ipc endpoints; None = the context's (its I/O thread).
         #: purezmq.asyncio sockets set their event loop's driver here.
         self.driver: Any = None
+        #: Closed or its context terminating: one check on the hot path.
+        self._dead = False
+        # The pattern's hot methods, bound once (patterns never rebind them).
+        self._psend = self.pattern.send
+        self._precv = self.pattern.recv
         self._install_option_hooks()
 
     def __repr__(self) -> str:
@@ -125,8 +135,10 @@ class SocketCore:
         """Run queued commands (owning thread)."""
         # Drain the signal *before* clearing the flag and reading the queue: a
         # command posted in between then re-signals, and none is ever missed.
-        self._signaler.drain()
-        self._signaled = False
+        # No flag, no signal: writers raise the flag before they signal.
+        if self._signaled:
+            self._signaler.drain()
+            self._signaled = False
         mailbox = self._mailbox
         pattern = self.pattern
         while mailbox:
@@ -154,6 +166,11 @@ class SocketCore:
 
     def write_activated(self, pipe: Pipe) -> None:
         self.post(_WRITE, pipe)
+
+    def read_activated_here(self, pipe: Pipe) -> None:
+        """read_activated from the owning thread itself (direct reads): queued
+        for process_commands, which runs next, without a wake-up."""
+        self._mailbox.append((_READ, pipe))
 
     def pipe_closed(self, pipe: Pipe) -> None:
         self.post(_CLOSED, pipe)
@@ -247,32 +264,43 @@ class SocketCore:
             reconnect_ivl_max=o.value(C.RECONNECT_IVL_MAX) / 1000.0,
             raw=self.type_name == "STREAM",
             stream_notify=bool(o.value(C.STREAM_NOTIFY)),
+            mechanism_factory=security.mechanism_factory(o, self.ctx),
         )
 
     # ================================================================ send / recv
+    def mark_terminating(self) -> None:
+        """The context is terminating: every call raises ETERM from now on."""
+        self._dead = True
+
     def _check_open(self) -> None:
         if self._closed:
             raise ZMQError(errno.ENOTSOCK, "Socket operation on non-socket (the socket is closed)")
         if self.ctx.terminating:
             raise_errno(C.ETERM)
 
-    def send_frame(self, frame: Any, more: bool, nonblock: bool) -> None:
-        """Send one frame (SNDMORE when `more`)."""
-        self._check_open()
+    def send_frame(self, frame: Any, flags: int) -> None:
+        """Send one frame; `flags` as pyzmq's (SNDMORE 2, NOBLOCK 1).
+
+        The hot path of every send: one liveness check, the mailbox only when
+        something is in it, and straight into the pattern."""
+        if self._dead:
+            self._check_open()
         if self._mailbox:
             self.process_commands()
+        more = (flags & 2) != 0
         try:
-            if self.pattern.send(frame, more):
+            if self._psend(frame, more):
                 return
-            if nonblock:
+            if flags & 1:
                 raise_errno(errno.EAGAIN)
-            self._block(lambda: self.pattern.send(frame, more), self.options.value(C.SNDTIMEO))
+            self._block(lambda: self._psend(frame, more), self.options.value(C.SNDTIMEO))
         except RoutingError as e:
             raise _routing_error(e) from None
 
     def send_msg(self, frames: Msg, nonblock: bool) -> None:
         """Send a whole message; EAGAIN can only happen before anything was sent."""
-        self._check_open()
+        if self._dead:
+            self._check_open()
         if self._mailbox:
             self.process_commands()
         try:
@@ -285,30 +313,65 @@ class SocketCore:
             raise _routing_error(e) from None
 
     def _next_msg(self, nonblock: bool) -> Msg:
-        self._check_open()
+        if self._dead:
+            self._check_open()
         if self._mailbox:
             self.process_commands()
-        pattern = self.pattern
         try:
-            msg = pattern.recv()
-            if msg is None:
-                if nonblock:
-                    raise_errno(errno.EAGAIN)
-                box: list[Msg] = []
-
-                def attempt() -> bool:
-                    m = pattern.recv()
-                    if m is None:
-                        return False
-                    box.append(m)
-                    return True
-
-                self._block(attempt, self.options.value(C.RCVTIMEO))
-                msg = box[0]
+            msg = self._precv()
         except RoutingError as e:
             raise _routing_error(e) from None
-        self._rcv_pipe = pattern.last_pipe
+        if msg is None:
+            msg = self._wait_msg(nonblock)
         return msg
+
+    def _wait_msg(self, nonblock: bool) -> Msg:
+        """No message now: EAGAIN, or block until one comes (RCVTIMEO)."""
+        if nonblock:
+            raise_errno(errno.EAGAIN)
+        precv = self._precv
+        box: list[Msg] = []
+
+        def attempt() -> bool:
+            m = precv()
+            if m is None:
+                return False
+            box.append(m)
+            return True
+
+        try:
+            self._block_recv(attempt, self.options.value(C.RCVTIMEO))
+        except RoutingError as e:
+            raise _routing_error(e) from None
+        return box[0]
+
+    def recv_bytes(self, flags: int) -> Any:
+        """The next frame only (recv with copy=True): the hottest receive path."""
+        msg = self._rcv
+        if msg is None:
+            if self._dead:
+                self._check_open()
+            if self._mailbox:
+                self.process_commands()
+            try:
+                msg = self._precv()
+            except RoutingError as e:
+                raise _routing_error(e) from None
+            if msg is None:
+                msg = self._wait_msg(bool(flags & 1))
+            if len(msg) == 1:
+                return msg[0]
+            self._rcv = msg
+            self._rcv_i = 1
+            return msg[0]
+        i = self._rcv_i
+        frame = msg[i]
+        i += 1
+        if i == len(msg):
+            self._rcv = None
+        else:
+            self._rcv_i = i
+        return frame
 
     def recv_frame(self, nonblock: bool) -> tuple[Any, bool]:
         """The next frame and whether more frames of its message follow."""
@@ -371,17 +434,78 @@ class SocketCore:
     @property
     def last_metadata(self) -> dict[str, str]:
         """Properties of the connection the last message came from."""
-        pipe = self._rcv_pipe
+        pipe = self.pattern.last_pipe
         meta = dict(pipe.metadata) if pipe is not None else {}
         meta.setdefault("Socket-Type", meta.get("Socket-Type", ""))
         return meta
 
-    def _block(self, attempt: Callable[[], bool], timeout_ms: int) -> None:
+    def _block_recv(self, attempt: Callable[[], bool], timeout_ms: int) -> None:
+        """Block for a receive, reading our connections ourselves when we can.
+
+        The direct read path: with few connections, the receiving thread parks
+        them (the I/O thread stops reading them) and waits on their descriptors
+        together with the socket's own signal. A message then wakes this thread
+        once - as a plain blocking socket would - instead of waking the I/O
+        thread, which would then have to wake us."""
+        parked = self._park_engines()
+        if not parked:
+            self._block(attempt, timeout_ms)
+            return
+        try:
+            self._block(attempt, timeout_ms, parked)
+        finally:
+            for engine in parked.values():
+                engine.unpark()
+
+    def parked_fds(self) -> list[int]:
+        """Descriptors of connections the direct read path parked: a poller
+        waiting on this socket must watch them too (nobody else reads them)."""
+        fds = []
+        for engine in self._engines():
+            parked_fd = getattr(engine, "parked_fd", None)
+            fd = parked_fd() if parked_fd is not None else None
+            if fd is not None:
+                fds.append(fd)
+        return fds
+
+    def _engines(self) -> list[Any]:
+        with self._post_lock:
+            return [s.engine for s in self._sessions if s.engine is not None]
+
+    def _read_parked(self) -> None:
+        """Read parked connections now (their data wakes nobody else)."""
+        for engine in self._engines():
+            read = getattr(engine, "read_if_parked", None)
+            if read is not None:
+                read()
+
+    def _park_engines(self) -> dict[int, Any]:
+        with self._post_lock:
+            if len(self._sessions) > DIRECT_READ_MAX:
+                return {}
+            engines = [s.engine for s in self._sessions if s.engine is not None]
+        parked: dict[int, Any] = {}
+        for engine in engines:
+            park = getattr(engine, "park", None)  # only some drivers read directly
+            fd = park() if park is not None else None
+            if fd is not None:
+                parked[fd] = engine
+        return parked
+
+    def _block(
+        self, attempt: Callable[[], bool], timeout_ms: int, parked: dict[int, Any] | None = None
+    ) -> None:
         """Wait until `attempt()` succeeds: EAGAIN after `timeout_ms` (-1 = never),
         ETERM when the context terminates. Signal handlers run while waiting."""
         deadline = None if timeout_ms < 0 else monotonic() + timeout_ms / 1000.0
         signaler = self._signaler
         ctx = self.ctx
+        poller = None
+        if parked:
+            poller = select.poll()
+            poller.register(signaler.fileno(), select.POLLIN)
+            for fd in parked:
+                poller.register(fd, select.POLLIN)
         while True:
             if deadline is None:
                 remaining = None
@@ -389,7 +513,15 @@ class SocketCore:
                 remaining = deadline - monotonic()
                 if remaining <= 0:
                     raise_errno(errno.EAGAIN)
-            signaler.wait(remaining)
+            if poller is None or parked is None:
+                signaler.wait(remaining)
+            else:
+                ms = -1 if remaining is None else max(0, int(remaining * 1000 + 0.999))
+                for fd, _ in poller.poll(ms):
+                    engine = parked.get(fd)
+                    if engine is not None and not engine.read_direct():
+                        poller.unregister(fd)  # the connection ended: the driver tidies up
+                        del parked[fd]
             if self._closed:
                 raise ZMQError(
                     errno.ENOTSOCK, "Socket operation on non-socket (closed while waiting)"
@@ -407,6 +539,8 @@ class SocketCore:
             raise ZMQError(errno.ENOTSOCK, "Socket operation on non-socket (the socket is closed)")
         if self.ctx.terminating:
             raise_errno(C.ETERM)
+        if self._sessions:
+            self._read_parked()
         self.process_commands()
         ev = 0
         try:
@@ -514,6 +648,7 @@ class SocketCore:
             self.last_endpoint = addr
             self.process_commands()  # attach pending connects now, as libzmq's bind does
             return
+        security.check_available(self.options)  # before a listener exists
         driver = self._driver()
         o = self.options
         try:
@@ -554,7 +689,7 @@ class SocketCore:
         ipv6 = bool(o.value(C.IPV6))
         try:  # validate now, as libzmq does; the connecter resolves again on each attempt
             if ep.protocol == "tcp":
-                resolve_tcp(ep.address, bind=False, ipv6=ipv6)
+                check_tcp(ep.address)
             else:
                 ipc_path(ep.address, bind=False)
         except AddressError as e:
@@ -728,6 +863,7 @@ class SocketCore:
                     session.finish()
         with self._post_lock:
             self._closed = True
+            self._dead = True
             self._mailbox.clear()
             sessions = [s for s in self._sessions if not s.done]
         for s in sessions:

@@ -35,6 +35,13 @@ log = logging.getLogger("purezmq")
 
 #: Writes closer together than this are left to the I/O thread, which batches.
 SPARSE_GAP = 20e-6
+#: How long a parked connection stays with the socket's thread after its
+#: last wait (see StreamEngine.park). The sweep that checks it wakes the
+#: reactor once per PARK_GRACE while parked, so it must be long next to a
+#: message's latency (a short one had the reactor fight the receiving thread
+#: for the GIL); while the application is away from its socket for longer,
+#: the reactor reads ahead as usual.
+PARK_GRACE = 0.05
 #: At most this many buffers per sendmsg (Linux IOV_MAX is 1024).
 IOV_MAX = 512
 
@@ -67,6 +74,13 @@ class StreamEngine:
         self._last_write = 0.0
         self._timer: Timer | None = None
         self._closed = False
+        # The receiving thread reads this connection itself (direct read path):
+        # the reactor must not (see park()).
+        self._parked = False
+        self._waiting = False  # the socket's thread is in its wait right now
+        self._released_at = 0.0
+        self._sweeping = False
+        self._sweep_timer: Timer | None = None
 
     def __repr__(self) -> str:
         return f"<StreamEngine fd={self.fd} {self.session!r}>"
@@ -161,6 +175,85 @@ class StreamEngine:
     def resume_input(self) -> None:
         self._update_interest()
 
+    # ------------------------------------------------------------ direct reads
+    def park(self) -> int | None:
+        """The socket's thread is about to wait on our descriptor and read it
+        itself (one wake-up per message instead of two). Only for established,
+        unpaused connections on another thread's reactor.
+
+        Parking is lazy: it lasts after the wait ends, so the next request of
+        a request/reply loop cannot be overtaken by its reply landing in the
+        I/O thread. If the socket's thread does not wait again within
+        PARK_GRACE, the reactor takes reading back (`_sweep`)."""
+        if self._closed or self.io.in_thread() or self.session.input_paused:
+            return None
+        if not self.session.handshaken:
+            return None
+        self._waiting = True
+        if not self._parked:
+            with self._interest_lock:
+                self._parked = True
+            self._update_interest()
+            if not self._sweeping:
+                self._sweeping = True
+                self.io.call_soon(self._start_sweep)
+        return self.fd
+
+    def unpark(self) -> None:
+        """The socket's thread stopped waiting (reading stays parked a while)."""
+        self._waiting = False
+        self._released_at = monotonic()
+
+    def parked_fd(self) -> int | None:
+        """Our descriptor while parked (pollers must watch it), else None."""
+        return self.fd if self._parked and not self._closed else None
+
+    def read_if_parked(self) -> None:
+        """The socket found its queue empty: if we are parked, nobody else reads
+        the descriptor, so look now (non-blocking) instead of missing data."""
+        if self._parked and not self._closed:
+            self.read_direct()
+
+    def _start_sweep(self) -> None:
+        self._sweep_timer = self.io.call_later(PARK_GRACE, self._sweep)
+
+    def _sweep(self) -> None:
+        """Reactor thread: give reading back to the reactor when the socket's
+        thread has not waited on us for PARK_GRACE."""
+        self._sweep_timer = None
+        if self._closed or not self._parked:
+            self._sweeping = False
+            return
+        if not self._waiting and monotonic() - self._released_at >= PARK_GRACE:
+            with self._interest_lock:
+                self._parked = False
+            self._sweeping = False
+            self._update_interest()
+            # Data that came meanwhile is read now (level-triggered).
+            return
+        self._sweep_timer = self.io.call_later(PARK_GRACE, self._sweep)
+
+    def read_direct(self) -> bool:
+        """Read on the socket's thread (the descriptor was readable)."""
+        if self._closed:
+            return False
+        try:
+            n = self.session.receive_with(self.sock.recv_into, notify=False)
+        except (BlockingIOError, InterruptedError):
+            return True
+        except ProtocolError as e:
+            self.io.call_soon(lambda: self._protocol_error(e))
+            return False
+        except OSError:
+            self.io.call_soon(self._lost)
+            return False
+        if n == 0:
+            self.io.call_soon(self._lost)
+            return False
+        if self.session.input_paused:
+            self._update_interest()
+        return True
+
     def schedule(self, deadline: float | None) -> None:
         """Arm the timer for `deadline` unless an earlier one is armed (any thread)."""
         if deadline is None or self._closed:
@@ -185,6 +278,10 @@ class StreamEngine:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        if self._sweep_timer is not None:
+            self._sweep_timer.cancel()
+            self._sweep_timer = None
+        self._parked = self._waiting = self._sweeping = False
         self.io = new
         self._flush_scheduled = False
         new.call_soon(self._adopt)
@@ -252,7 +349,7 @@ class StreamEngine:
         if self._closed:
             return
         with self._interest_lock:
-            mask = 0 if self.session.input_paused else READ
+            mask = 0 if self.session.input_paused or self._parked else READ
             if self._out:
                 mask |= WRITE
             self.io.set_interest(self.fd, mask)
@@ -284,6 +381,9 @@ class StreamEngine:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        if self._sweep_timer is not None:
+            self._sweep_timer.cancel()
+            self._sweep_timer = None
         self.io.unregister(self.fd)
         try:
             self.sock.close()

@@ -50,6 +50,10 @@ class _Delimiter:
 DELIMITER: Any = _Delimiter()
 
 
+#: "No limit" for the fast-path length check (beyond any real queue length).
+_NO_LIMIT = 1 << 62
+
+
 class PipeOwner(Protocol):
     """What a pipe tells the object at its end. Called from the *peer's* thread.
 
@@ -83,12 +87,14 @@ class Pipe:
         "__weakref__",
         "_in",
         "_in_active",
+        "_limit",
         "_lwm",
         "_out",
         "_out_active",
         "_out_hwm",
         "_owner",
         "_pending",
+        "_writable",
         "conflate",
         "drain",
         "drain_at",
@@ -114,6 +120,11 @@ class Pipe:
         self._out_active = True
         self._out_hwm = 0
         self._lwm = 0  # low-water mark of *our inbound* queue (peer's out HWM)
+        # write()'s fast path holds while the queue is shorter than `_limit`
+        # (the HWM or the drain threshold, whichever comes first) and
+        # `_writable` (neither side closed): two checks per message.
+        self._limit = _NO_LIMIT
+        self._writable = True
         self._pending: Msg | None = None
         self.peer: Pipe = self  # replaced by pipepair()
         #: Keep only the newest message (CONFLATE): set on the *reading* endpoint.
@@ -132,7 +143,7 @@ class Pipe:
         #: burst is written in batches by the sending thread itself instead of
         #: waiting for an I/O thread that the GIL may hold off for milliseconds.
         self.drain: Callable[[], None] | None = None
-        self.drain_at = 0
+        self.drain_at = 0  # set both with set_drain()
         #: Connection properties for Frame.get(): Socket-Type, Identity, Peer-Address...
         self.metadata: dict[str, str] = {}
         #: The Identity the peer announced in its handshake (b"" if none or not yet known).
@@ -166,6 +177,19 @@ class Pipe:
         self._lwm = lwm_for(in_hwm)
         self.peer._lwm = lwm_for(out_hwm)
         self.peer._out_hwm = in_hwm
+        self._update_limit()
+        self.peer._update_limit()
+
+    def set_drain(self, drain: Callable[[], None] | None, at: int) -> None:
+        """Ask `drain()` to empty our outbound queue whenever it holds a multiple
+        of `at` messages (see the `drain` attribute)."""
+        self.drain = drain
+        self.drain_at = at if drain is not None else 0
+        self._update_limit()
+
+    def _update_limit(self) -> None:
+        limits = [n for n in (self._out_hwm, self.drain_at) if n > 0]
+        self._limit = min(limits) if limits else _NO_LIMIT
 
     @property
     def out_hwm(self) -> int:
@@ -192,11 +216,29 @@ class Pipe:
 
     def write(self, msg: Msg) -> bool:
         """Append a whole message unless the queue is at its HWM. Returns success."""
-        hwm = self._out_hwm
         out = self._out
-        if hwm and len(out) >= hwm and not self.check_write():
+        if len(out) >= self._limit or not self._writable:
+            return self._write_slow(msg)
+        out.append(msg)
+        peer = self.peer
+        if not peer._in_active:
+            peer._in_active = True
+            owner = peer._owner
+            if owner is not None:
+                owner.read_activated(peer)
+        return True
+
+    def _write_slow(self, msg: Msg) -> bool:
+        """write() near a limit: drain first, then the HWM decides."""
+        if not self._writable:
             return False
-        if self.out_closed or self.peer.out_closed:
+        out = self._out
+        at = self.drain_at
+        drain = self.drain
+        if at and drain is not None and len(out) % at == 0 and len(out):
+            drain()
+        hwm = self._out_hwm
+        if hwm and len(out) >= hwm and not self.check_write():
             return False
         out.append(msg)
         peer = self.peer
@@ -205,8 +247,6 @@ class Pipe:
             owner = peer._owner
             if owner is not None:
                 owner.read_activated(peer)
-        elif self.drain_at and len(out) >= self.drain_at and self.drain is not None:
-            self.drain()
         return True
 
     def force_write(self, msg: Msg) -> None:
@@ -221,7 +261,7 @@ class Pipe:
             owner = peer._owner
             if owner is not None:
                 owner.read_activated(peer)
-        elif self.drain_at and len(out) >= self.drain_at and self.drain is not None:
+        elif self.drain_at and len(out) % self.drain_at == 0 and self.drain is not None:
             self.drain()
 
     def extend_outbound(self, msgs: list[Msg]) -> None:
@@ -320,6 +360,17 @@ class Pipe:
         """The peer found its inbound queue (our outbound) empty and waits on it."""
         return not self.peer._in_active
 
+    def claim_reader(self) -> bool:
+        """Raise the peer's active flag if it was down; True if it was.
+
+        For a reader that fills its own queue (the direct read path): it must
+        tell its pattern the pipe has input again, but needs no wake-up."""
+        peer = self.peer
+        if peer._in_active:
+            return False
+        peer._in_active = True
+        return True
+
     def notify_reader(self) -> None:
         """Wake the peer if it sleeps on this pipe, though we wrote nothing yet.
 
@@ -358,6 +409,7 @@ class Pipe:
         if not self.out_closed:
             self._pending = None
             self.out_closed = True
+            self._writable = self.peer._writable = False
             self._out.append(DELIMITER)
             peer = self.peer
             peer._in_active = True

@@ -99,6 +99,18 @@ def _parse_port(port: str, address: str, *, bind: bool) -> int:
     return value
 
 
+def check_tcp(address: str) -> None:
+    """Validate a connect address's syntax without resolving it (EINVAL).
+
+    libzmq resolves names when it (re)tries to connect, so a name that does
+    not resolve yet is not an error at connect() time; a malformed address is."""
+    if ";" in address:
+        src, _, address = address.partition(";")
+        _parse_port(_split_host_port(src, "source address")[1], src, bind=True)
+    _host, port = _split_host_port(address, "address")
+    _parse_port(port, address, bind=False)
+
+
 def resolve_tcp(address: str, *, bind: bool, ipv6: bool) -> TcpAddress:
     """Resolve a tcp address as libzmq does: '*' binds every interface of the
     family, IPV6 allows v6 (and v4-mapped) addresses, names go through DNS."""

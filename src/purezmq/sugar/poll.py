@@ -83,11 +83,14 @@ def _fd_ready(items: list[tuple[Any, int, int]], timeout_ms: int) -> list[tuple[
 def zmq_poll(sockets: Iterable[tuple[Any, int]], timeout: int | None = -1) -> list[tuple[Any, int]]:
     """Poll (socket-or-fd, flags) pairs; wait at most `timeout` ms (-1/None: forever).
 
-    Returns (object, events) for each ready item, events masked by its flags."""
+    Returns (socket, events) for each ready item, events masked by its flags;
+    for a plain descriptor (an int or an object with fileno()) the first item
+    is the int fd, as in pyzmq and `select.poll`."""
     items = [(obj, int(flags)) for obj, flags in sockets]
     deadline = None if timeout is None or timeout < 0 else time.monotonic() + timeout / 1000.0
     zsocks = [(obj, fl) for obj, fl in items if hasattr(obj, "_core")]
-    fds = [(obj, _fileno(obj), fl) for obj, fl in items if not hasattr(obj, "_core")]
+    plain = [(_fileno(obj), fl) for obj, fl in items if not hasattr(obj, "_core")]
+    fds = [(fd, fd, fl) for fd, fl in plain]
     while True:
         ready = []
         for obj, fl in zsocks:
@@ -104,9 +107,13 @@ def zmq_poll(sockets: Iterable[tuple[Any, int]], timeout: int | None = -1) -> li
             if remaining <= 0:
                 return []
             wait_ms = max(1, int(remaining * 1000 + 0.999))
-        waits: list[tuple[Any, int, int]] = [
-            (obj, obj._core.fileno(), _POLLIN) for obj, _ in zsocks
-        ]
+        waits: list[tuple[Any, int, int]] = []
+        for obj, _ in zsocks:
+            core = obj._core
+            waits.append((obj, core.fileno(), _POLLIN))
+            # Connections parked by a receive (direct read path) signal nothing:
+            # wake on their data too; events() then reads them.
+            waits.extend((obj, fd, _POLLIN) for fd in core.parked_fds())
         waits.extend(fds)
         if not waits:
             time.sleep(wait_ms / 1000.0 if wait_ms >= 0 else 0)
@@ -168,9 +175,10 @@ def select(
         flags[s] = flags.get(s, 0) | _POLLOUT
     for s in xlist:
         flags[s] = flags.get(s, 0) | _POLLERR
-    ready = dict(zmq_poll(list(flags.items()), t))
+    ready = zmq_poll(list(flags.items()), t)
+    # As in pyzmq: sockets come back as themselves, other objects as their fd.
     return (
-        [s for s in rlist if ready.get(s, 0) & _POLLIN],
-        [s for s in wlist if ready.get(s, 0) & _POLLOUT],
-        [s for s in xlist if ready.get(s, 0) & _POLLERR],
+        [s for s, ev in ready if ev & _POLLIN],
+        [s for s, ev in ready if ev & _POLLOUT],
+        [s for s, ev in ready if ev & _POLLERR],
     )
