@@ -70,6 +70,16 @@ class _Keep(enum.Enum):
 KEEP = _Keep.KEEP
 
 
+class MessageError(ProtocolError):
+    """A frame `Mechanism.decode_frame` refused after the handshake (CURVE's
+    MESSAGE: a box that does not open, a replayed or reordered nonce...).
+
+    libzmq reports these with a HANDSHAKE_FAILED_PROTOCOL monitor event
+    although the handshake is over (``curve_mechanism_base_t::decode``); the
+    socket layer does the same for this subclass.
+    """
+
+
 class MechanismStatus(enum.Enum):
     """libzmq's ``mechanism_t::status_t``."""
 
@@ -252,3 +262,18 @@ class Mechanism(ABC):
         self.user_id = reply.user_id
         self.zap_metadata = reply.metadata
         return reply
+
+    def _zap_refused(self, reply: ZapReply) -> NoReturn:
+        """ZAP said no (300/400/500): ERROR with the status code as reason
+        (none for 300, a temporary failure: RFC 27 and CurveZMQ disconnect
+        silently then), then ``ProtocolError(kind="auth")`` - as libzmq's
+        ``zap_client_common_handshake_t``."""
+        text = reply.status_text.decode("utf-8", "replace")
+        self._fail(
+            ProtocolError(
+                f"ZAP refused the peer: {reply.status_code} {text}",
+                kind="auth",
+                zap_status=reply.status_code,
+            ),
+            error_reason=None if reply.status_code == 300 else str(reply.status_code).encode(),
+        )
