@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys as _sys
 
 from . import constants, error
+from ._crypto import curve_keypair, curve_public
 from .constants import *  # noqa: F403 - pyzmq exports every constant at the top level
 from .constants import COPY_THRESHOLD, DRAFT_API, IPC_PATH_MAX_LEN, PYZMQ_DRAFT_API
 from .error import (
@@ -27,10 +28,10 @@ from .error import (
 from .sugar.context import Context, SyncContext
 from .sugar.frame import Frame, Message
 from .sugar.poll import Poller, select, zmq_poll
-from .sugar.proxy import device, proxy
+from .sugar.proxy import device, proxy, proxy_steerable
 from .sugar.socket import Socket, SyncSocket
 from .sugar.stopwatch import Stopwatch
-from .sugar.tracker import MessageTracker
+from .sugar.tracker import _FINISHED_TRACKER, MessageTracker
 from .sugar.version import (
     __revision__,
     __version__,
@@ -46,14 +47,21 @@ _CAPABILITIES = {
     "pgm": False,
     "tipc": False,
     "norm": False,
-    "curve": False,
+    "curve": False,  # asked of PyNaCl when has("curve") is called
     "gssapi": False,
     "draft": False,
 }
 
 
 def has(capability: str) -> bool:
-    """Whether purezmq supports `capability` ('ipc', 'curve', 'pgm', 'draft', ...)."""
+    """Whether purezmq supports `capability` ('ipc', 'curve', 'pgm', 'draft', ...).
+
+    'curve' is True when PyNaCl is installed (``pip install 'purezmq[curve]'``).
+    """
+    if capability == "curve":
+        from ._crypto import available
+
+        return available()
     return _CAPABILITIES.get(capability, False)
 
 
@@ -72,6 +80,7 @@ __all__: list[str] = [
     "DRAFT_API",
     "IPC_PATH_MAX_LEN",
     "PYZMQ_DRAFT_API",
+    "_FINISHED_TRACKER",
     "Again",
     "Context",
     "ContextTerminated",
@@ -93,12 +102,15 @@ __all__: list[str] = [
     "__revision__",
     "__version__",
     "constants",
+    "curve_keypair",
+    "curve_public",
     "device",
     "error",
     "get_includes",
     "get_library_dirs",
     "has",
     "proxy",
+    "proxy_steerable",
     "pyzmq_version",
     "pyzmq_version_info",
     "select",
@@ -109,3 +121,8 @@ __all__: list[str] = [
     "zmq_version_info",
 ]
 __all__ += constants.__all__
+
+# pyzmq's package exposes these subpackages as attributes after `import zmq`.
+from . import backend as backend  # noqa: E402
+from . import sugar as sugar  # noqa: E402
+from . import utils as utils  # noqa: E402

@@ -7,9 +7,11 @@ cased, among the constants and treated as an option - pyzmq's convention.
 
 from __future__ import annotations
 
+import errno
 from typing import Any
 
 from purezmq import constants
+from purezmq.error import ZMQError
 
 
 class AttributeSetter:
@@ -33,7 +35,23 @@ class AttributeSetter:
         opt = getattr(constants, upper, None)
         if not isinstance(opt, int):
             raise AttributeError(f"{type(self).__name__} has no such option: {upper}")
-        return self._get_attr_opt(upper, opt)
+        try:
+            return self._get_attr_opt(upper, opt)
+        except ZMQError as e:
+            # Write-only options (and names that are not options of this
+            # object) are not readable attributes: AttributeError, so that
+            # getattr(obj, name, default), hasattr() and mock specs work.
+            if e.errno in (errno.EINVAL, errno.EFAULT):
+                raise AttributeError(f"{key}: {e.strerror}") from None
+            raise
+
+    def __dir__(self) -> list[str]:
+        # The options readable as attributes are listed too (pyzmq does the same).
+        return sorted({*super().__dir__(), *self._attr_option_names()})
+
+    def _attr_option_names(self) -> list[str]:
+        """Option names to list in dir() (none by default)."""
+        return []
 
     def _set_attr_opt(self, name: str, opt: int, value: Any) -> None:
         self.set(opt, value)

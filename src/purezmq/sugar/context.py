@@ -53,11 +53,13 @@ class Context(AttributeSetter):
         if isinstance(io_threads, Context):
             shadow, io_threads = io_threads, 1
         if shadow:
-            if not isinstance(shadow, Context):
-                raise ZMQError(errno.EINVAL, "purezmq can only shadow another purezmq Context")
-            object.__setattr__(self, "_core", shadow._core)
+            # A Context object, or the address from `underlying` (an int).
+            other = shadow if isinstance(shadow, Context) else _CONTEXTS.get(shadow)
+            if other is None:
+                raise ZMQError(errno.EINVAL, f"No purezmq context to shadow at {shadow!r}")
+            object.__setattr__(self, "_core", other._core)
             object.__setattr__(self, "_shadow", True)
-            object.__setattr__(self, "_sockets", shadow._sockets)
+            object.__setattr__(self, "_sockets", other._sockets)
         else:
             if not isinstance(io_threads, int) or io_threads < 0:
                 raise ZMQError(
@@ -68,6 +70,7 @@ class Context(AttributeSetter):
             object.__setattr__(self, "_core", core)
             object.__setattr__(self, "_shadow", False)
             object.__setattr__(self, "_sockets", weakref.WeakSet())
+            _CONTEXTS[id(core)] = self
         object.__setattr__(self, "_warn_destroy_close", False)
         object.__setattr__(self, "sockopts", {})
 
@@ -79,14 +82,16 @@ class Context(AttributeSetter):
     # ------------------------------------------------------------ lifecycle
     @classmethod
     def instance(cls: type[_T], io_threads: int = 1) -> _T:
-        """The process-wide Context of this class (a new one in a forked child).
+        """The process-wide Context (a new one in a forked child).
 
-        Each subclass has its own (zmq.asyncio.Context.instance() is not the
-        sync one), hence the look-up in the class's own namespace."""
+        As in pyzmq, a subclass shares its base class's instance unless it
+        declares its own ``_instance = None`` (zmq.asyncio.Context does, so
+        its instance is not the sync one); a subclass that calls instance()
+        before its base gets an instance of its own class."""
 
         def current() -> Context | None:
-            inst: Context | None = cls.__dict__.get("_instance")
-            if inst is None or inst.closed or cls.__dict__.get("_instance_pid") != os.getpid():
+            inst: Context | None = cls._instance
+            if inst is None or inst.closed or cls._instance_pid != os.getpid():
                 return None
             return inst
 
@@ -99,6 +104,21 @@ class Context(AttributeSetter):
                     cls._instance = inst
                     cls._instance_pid = os.getpid()
         return inst  # type: ignore[return-value]
+
+    def __copy__(self: _T, memo: Any = None) -> _T:
+        """A copy of a Context is a shadow of it (the same underlying context)."""
+        return type(self).shadow(self.underlying)
+
+    __deepcopy__ = __copy__
+
+    def _attr_option_names(self) -> list[str]:
+        return list(C.ContextOption.__members__)
+
+    @classmethod
+    def shadow_pyczmq(cls: type[_T], ctx: Any) -> _T:
+        """pyzmq shadows a pyczmq (libzmq) context here; there is no libzmq
+        context inside purezmq to share, so this always raises ENOTSUP."""
+        raise ZMQError(errno.ENOTSUP, "purezmq cannot shadow a pyczmq (libzmq) context")
 
     @classmethod
     def shadow(cls: type[_T], address: Any) -> _T:
@@ -168,6 +188,8 @@ class Context(AttributeSetter):
     def socket(self, socket_type: int, socket_class: Any = None, **kwargs: Any) -> Any:
         """Create a Socket of `socket_type` (zmq.PUSH, zmq.SUB, ...)."""
         if self.closed:
+            if self._shadow:  # libzmq's answer for a terminated context's handle
+                raise ZMQError(errno.EFAULT, "The shadowed context has been terminated")
             raise ZMQError(errno.ENOTSUP, "Context is closed: make a new one for new sockets")
         cls = socket_class or self._socket_class
         s = cls(self, socket_type, **kwargs)
@@ -189,12 +211,17 @@ class Context(AttributeSetter):
         """Set a context option (IO_THREADS, MAX_SOCKETS, IPV6, BLOCKY...)."""
         self._core.options.set(option, optval)
 
-    setsockopt = set
+    def setsockopt(self, opt: int, value: Any) -> None:
+        """Set a default socket option for sockets this context creates later
+        (not a context option: pyzmq keeps the two apart)."""
+        self.sockopts[opt] = value
 
     def get(self, option: int) -> int:
         return int(self._core.options.get(option))
 
-    getsockopt = get
+    def getsockopt(self, opt: int) -> Any:
+        """A default socket option set with setsockopt (KeyError if unset)."""
+        return self.sockopts[opt]
 
     def _set_attr_opt(self, name: str, opt: int, value: Any) -> None:
         if name in C.ContextOption.__members__:
@@ -221,5 +248,8 @@ class Context(AttributeSetter):
             raise AttributeError(f"no sockopt: {key}")
         del self.sockopts[opt]
 
+
+#: Every Context by `underlying` address, for Context.shadow(address).
+_CONTEXTS: weakref.WeakValueDictionary[int, Context] = weakref.WeakValueDictionary()
 
 SyncContext = Context

@@ -6,7 +6,10 @@ import errno
 import json
 import pickle
 import random
+import threading
+import time
 import warnings
+import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -15,7 +18,7 @@ from purezmq._core.socket_core import SocketCore
 from purezmq.error import ZMQBindError, ZMQError
 
 from .attrsettr import AttributeSetter
-from .frame import Frame
+from .frame import Frame, _tracked_view
 from .tracker import MessageTracker, _done_tracker
 
 if TYPE_CHECKING:
@@ -25,6 +28,8 @@ if TYPE_CHECKING:
 # operator, which costs microseconds per message on the hot path.
 _NOBLOCK = int(C.NOBLOCK)
 _SNDMORE = int(C.SNDMORE)
+_SUBSCRIBE = int(C.SUBSCRIBE)
+_UNSUBSCRIBE = int(C.UNSUBSCRIBE)
 _T = TypeVar("_T")
 
 #: Options whose value is a bytes string (the rest are ints).
@@ -101,10 +106,12 @@ class Socket(AttributeSetter):
     ) -> None:
         if isinstance(ctx_or_socket, Socket) and not shadow:
             shadow, ctx_or_socket = ctx_or_socket, None
+        object.__setattr__(self, "_shadow_obj", shadow or None)
         if shadow:
-            other = shadow if isinstance(shadow, Socket) else None
+            # A Socket object, or the address from `underlying` (an int).
+            other = shadow if isinstance(shadow, Socket) else _SOCKETS.get(shadow)
             if other is None:
-                raise ZMQError(errno.EINVAL, "purezmq can only shadow another purezmq Socket")
+                raise ZMQError(errno.EINVAL, f"No purezmq socket to shadow at {shadow!r}")
             object.__setattr__(self, "_core", other._core)
             object.__setattr__(self, "context", other.context)
             object.__setattr__(self, "_shadow", True)
@@ -116,6 +123,7 @@ class Socket(AttributeSetter):
             object.__setattr__(self, "context", ctx_or_socket)
             object.__setattr__(self, "_shadow", False)
             ctx_or_socket._add_socket(self)
+            _SOCKETS[id(core)] = self
         object.__setattr__(
             self, "copy_threshold", C.COPY_THRESHOLD if copy_threshold is None else copy_threshold
         )
@@ -123,6 +131,25 @@ class Socket(AttributeSetter):
 
     _core: SocketCore
     _monitor_socket: Socket | None
+    _shadow_obj: Any
+
+    def __copy__(self, memo: Any = None) -> Socket:
+        """A copy of a Socket is a shadow of it (the same underlying socket)."""
+        return type(self).shadow(self.underlying)
+
+    __deepcopy__ = __copy__
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        # `s.subscribe = b"topic"` sets the option although subscribe() is a method.
+        if key in ("subscribe", "unsubscribe") and key not in self.__dict__:
+            if isinstance(value, str):
+                value = value.encode("utf-8")
+            self.set(C.SUBSCRIBE if key == "subscribe" else C.UNSUBSCRIBE, value)
+            return
+        super().__setattr__(key, value)
+
+    def _attr_option_names(self) -> list[str]:
+        return list(C.SocketOption.__members__)
 
     # ------------------------------------------------------------ basics
     @property
@@ -187,13 +214,26 @@ class Socket(AttributeSetter):
 
     # ------------------------------------------------------------ endpoints
     def bind(self, addr: str) -> _SocketContext:
-        """Bind to an endpoint (tcp://, ipc://, inproc://)."""
-        self._core.bind(_addr(addr))
-        return _SocketContext(self, "bind", self._core.last_endpoint if "*" in addr else addr)
+        """Bind to an endpoint (tcp://, ipc://, inproc://).
+
+        Returns a context manager that unbinds on exit (the endpoint actually
+        bound, so ``with s.bind("tcp://127.0.0.1:0"):`` works)."""
+        addr = _addr(addr)
+        try:
+            self._core.bind(addr)
+        except ZMQError as e:
+            _add_addr(e, addr)
+            raise
+        return _SocketContext(self, "bind", self._core.last_endpoint or addr)
 
     def connect(self, addr: str) -> _SocketContext:
         """Connect to an endpoint; the connection is made in the background."""
-        self._core.connect(_addr(addr))
+        addr = _addr(addr)
+        try:
+            self._core.connect(addr)
+        except ZMQError as e:
+            _add_addr(e, addr)
+            raise
         return _SocketContext(self, "connect", addr)
 
     def unbind(self, addr: str) -> None:
@@ -225,6 +265,13 @@ class Socket(AttributeSetter):
     def set(self, option: int, optval: Any) -> None:
         """Set a socket option (see zmq.SocketOption)."""
         self._core.setsockopt(option, optval)
+        if option in (_SUBSCRIBE, _UNSUBSCRIBE):
+            # The (un)subscription is on its way to the publishers. Give the
+            # I/O threads a turn at the GIL now, so that a publisher in this
+            # process applies it about as soon as libzmq's would, instead of
+            # after the interpreter's switch interval (5 ms) if this thread
+            # keeps running. Subscribing is rare: the yield costs nothing.
+            time.sleep(0)
 
     setsockopt = set
 
@@ -293,24 +340,47 @@ class Socket(AttributeSetter):
         group: str | None = None,
     ) -> MessageTracker | None:
         """Send one frame. flags: NOBLOCK (raise Again instead of waiting), SNDMORE."""
+        if type(data) is bytes and routing_id is None and group is None and not track:
+            self._core.send_frame(data, flags)  # the common case, kept short
+            return None
         if routing_id is not None or group is not None:
             raise ZMQError(
                 errno.ENOTSUP, "routing_id/group need the draft socket types (not supported)"
             )
-        if type(data) is bytes:
-            self._core.send_frame(data, bool(flags & _SNDMORE), bool(flags & _NOBLOCK))
-            return _done_tracker() if track else None
-        tracker = data.tracker if isinstance(data, Frame) else None
-        # A tracked frame is sent as a copy, so its tracker can truthfully say
-        # "done" as soon as send() returns. (Tracking a zero-copy buffer until
-        # the engine has written it is not implemented yet.)
-        frame = _frame_data(data, copy or track or tracker is not None)
-        self._core.send_frame(frame, bool(flags & _SNDMORE), bool(flags & _NOBLOCK))
-        if isinstance(data, Frame) and data.tracker_event is not None:
-            data.tracker_event.set()
-        if tracker is not None:
-            return tracker
+        if isinstance(data, Frame):
+            if track and data.tracker is None:
+                raise ValueError("Not a tracked message")
+            # A Frame is sent by reference whatever `copy` says (as in pyzmq);
+            # its tracker is done once the Frame is gone and every send of it
+            # has been written (or dropped).
+            self._core.send_frame(data._data, flags)
+            return data.tracker
+        if track and not copy:
+            watch: list[Any] = []
+            self._core.send_frame(self._tracked_data(data, watch), flags)
+            return MessageTracker(*watch) if watch else _done_tracker()
+        self._core.send_frame(_frame_data(data, copy), flags)
         return _done_tracker() if track else None
+
+    def _tracked_data(self, data: Any, watch: list[Any]) -> Any:
+        """`data` to send by reference, with an Event appended to `watch` that is
+        set when purezmq has released it (written or dropped). Below
+        `copy_threshold` it is copied instead and there is nothing to watch."""
+        if isinstance(data, str):
+            raise TypeError("unicode not allowed, use send_string")
+        try:
+            view = memoryview(data)
+        except TypeError:
+            raise TypeError(
+                f"Expected bytes, a buffer, or a Frame; got {type(data).__name__}: {data!r}"
+            ) from None
+        if not view.c_contiguous:
+            raise ValueError("Message buffers must be contiguous")
+        if self.copy_threshold and view.nbytes < self.copy_threshold:
+            return view.tobytes()
+        event = threading.Event()
+        watch.append(event)
+        return _tracked_view(view, event)
 
     def send_multipart(
         self,
@@ -322,23 +392,34 @@ class Socket(AttributeSetter):
     ) -> MessageTracker | None:
         """Send a whole multipart message (atomically: all parts or none)."""
         frames = []
+        tracked = track and not copy
+        watch: list[Any] = []  # events and trackers of zero-copy parts (track=True)
         for i, part in enumerate(msg_parts):
-            if type(part) is bytes:
+            if type(part) is bytes and not tracked:
                 frames.append(part)
                 continue
             if isinstance(part, str) or not (isinstance(part, Frame) or _has_buffer(part)):
                 raise TypeError(f"Frame {i} ({part!r}) does not support the buffer interface.")
-            frames.append(_frame_data(part, copy or track))
-            if isinstance(part, Frame) and part.tracker_event is not None:
-                part.tracker_event.set()
+            if isinstance(part, Frame):
+                if track and part.tracker is None:
+                    raise ValueError("Not a tracked message")
+                frames.append(part._data)
+                if part.tracker is not None:
+                    watch.append(part.tracker)
+            elif tracked:
+                frames.append(self._tracked_data(part, watch))
+            else:
+                frames.append(_frame_data(part, copy))
         if not frames:
             raise ValueError("send_multipart needs at least one part")
         if flags & _SNDMORE:
             for f in frames:
-                self._core.send_frame(f, True, bool(flags & _NOBLOCK))
+                self._core.send_frame(f, _SNDMORE | (flags & _NOBLOCK))
         else:
             self._core.send_msg(frames, bool(flags & _NOBLOCK))
-        return _done_tracker() if track else None
+        if not track:
+            return None
+        return MessageTracker(*watch) if watch else _done_tracker()
 
     def send_string(
         self, u: str, flags: int = 0, copy: bool = True, encoding: str = "utf-8", **kwargs: Any
@@ -375,9 +456,10 @@ class Socket(AttributeSetter):
     # ------------------------------------------------------------ recv
     def recv(self, flags: int = 0, copy: bool = True, track: bool = False) -> Any:
         """Receive one frame: bytes, or a Frame when copy=False."""
-        frame, more = self._core.recv_frame(bool(flags & _NOBLOCK))
         if copy:
+            frame = self._core.recv_bytes(flags)
             return frame if type(frame) is bytes else bytes(frame)
+        frame, more = self._core.recv_frame(bool(flags & _NOBLOCK))
         return Frame._received(frame, more, self._core.last_metadata)
 
     def recv_multipart(self, flags: int = 0, copy: bool = True, track: bool = False) -> list[Any]:
@@ -392,12 +474,17 @@ class Socket(AttributeSetter):
     def recv_into(self, buffer: Any, /, *, nbytes: int = 0, flags: int = 0) -> int:
         """Receive one frame into `buffer`; returns the frame's full size
         (the data is truncated to the buffer, as libzmq's zmq_recv does)."""
-        view = memoryview(buffer).cast("B")
+        view = memoryview(buffer)
         if view.readonly:
-            raise TypeError("recv_into needs a writable buffer")
+            raise BufferError("recv_into needs a writable buffer")
+        if not view.c_contiguous:
+            raise BufferError("recv_into needs a contiguous buffer")
+        view = view.cast("B")
         if nbytes < 0:
             raise ValueError(f"nbytes={nbytes!r} must be non-negative")
-        limit = len(view) if nbytes == 0 else min(nbytes, len(view))
+        if nbytes > len(view):
+            raise ValueError(f"nbytes={nbytes!r} is larger than the buffer ({len(view)} bytes)")
+        limit = len(view) if nbytes == 0 else nbytes
         frame, _ = self._core.recv_frame(bool(flags & _NOBLOCK))
         size = len(frame)
         n = min(size, limit)
@@ -465,6 +552,16 @@ class Socket(AttributeSetter):
 
     def leave(self, group: str | bytes) -> None:
         raise ZMQError(errno.ENOTSUP, "leave() needs RADIO/DISH draft sockets (not supported)")
+
+
+#: Every open Socket by `underlying` address, for Socket.shadow(address).
+_SOCKETS: weakref.WeakValueDictionary[int, Socket] = weakref.WeakValueDictionary()
+
+
+def _add_addr(e: ZMQError, addr: str) -> None:
+    """Name the endpoint in a bind/connect error, as pyzmq does."""
+    if addr not in e.strerror:
+        e.strerror = f"{e.strerror} (addr={addr!r})"
 
 
 def _addr(addr: Any) -> str:

@@ -24,7 +24,9 @@ class MessageTracker:
                 self.events.add(obj)
             elif isinstance(obj, MessageTracker):
                 self.peers.add(obj)
-            elif getattr(obj, "tracker", None) is not None:
+            elif hasattr(obj, "tracker"):  # a Frame
+                if obj.tracker is None:
+                    raise ValueError("Not a tracked message")
                 self.peers.add(obj.tracker)
             else:
                 raise TypeError(f"Require Events or MessageTrackers, not {type(obj)}")
@@ -48,8 +50,10 @@ class MessageTracker:
             p.wait(remaining)
 
 
+#: The tracker returned for sends that copied their data: done from the start.
+_FINISHED_TRACKER = MessageTracker()
+
+
 def _done_tracker() -> MessageTracker:
     """A tracker that is already done (the data was copied, nothing to wait for)."""
-    ev = threading.Event()
-    ev.set()
-    return MessageTracker(ev)
+    return _FINISHED_TRACKER

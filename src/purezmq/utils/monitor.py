@@ -7,7 +7,9 @@ returns a PAIR that receives them.
 
 from __future__ import annotations
 
+import inspect
 import struct
+from collections.abc import Awaitable
 from typing import Any, TypedDict
 
 from purezmq import constants as C
@@ -32,9 +34,19 @@ def parse_monitor_message(msg: list[bytes]) -> _MonitorMessage:
     return {"event": event, "value": value, "endpoint": bytes(msg[1])}
 
 
-def recv_monitor_message(socket: Any, flags: int = 0) -> _MonitorMessage:
-    """Receive one event from a monitor socket and decode it."""
-    return parse_monitor_message(socket.recv_multipart(flags))
+def recv_monitor_message(socket: Any, flags: int = 0) -> Any:
+    """Receive one event from a monitor socket and decode it.
+
+    With an asyncio socket, returns an awaitable of the decoded event (as
+    pyzmq does)."""
+    msg = socket.recv_multipart(flags)
+    if inspect.isawaitable(msg):
+        return _parse_later(msg)
+    return parse_monitor_message(msg)
+
+
+async def _parse_later(msg: Awaitable[list[bytes]]) -> _MonitorMessage:
+    return parse_monitor_message(await msg)
 
 
 __all__ = ["parse_monitor_message", "recv_monitor_message"]
