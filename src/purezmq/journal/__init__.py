@@ -1,0 +1,56 @@
+"""purezmq.journal: a durable, replayable journal of ZeroMQ message streams.
+
+ZeroMQ moves messages, it does not keep them. The journal keeps them: a
+capture process reads live sockets (SUB with topic filters, PULL, ROUTER) and
+appends every message to a named stream with a dense sequence number, in
+immutable Arrow IPC (or Parquet) segments sealed atomically. Readers - the
+Spark source ``format("zmq")``, the replay device, your own code - read any
+range of seqs, any number of times. Needs ``pip install 'purezmq[journal]'``
+(pyarrow).
+
+    from purezmq.journal import Journal, Capture, CaptureSource
+    j = Journal.create("/data/journal")
+    cap = Capture(j, [CaptureSource("orders", "PULL", bind=["tcp://*:5557"])])
+    cap.run()            # until cap.stop() (the CLI stops on SIGTERM/SIGINT)
+
+See docs/pipeline.md; the CLI is ``python -m purezmq.journal --help``.
+"""
+
+from __future__ import annotations
+
+from .capture import Capture, CaptureSource, StreamStats
+from .errors import (
+    CorruptSegmentError,
+    DataLossError,
+    JournalError,
+    MissingExtraError,
+    NotAJournalError,
+    StreamLockedError,
+)
+from .journal import FORMAT_VERSION, Journal, Message
+from .layout import SegmentInfo, check_stream_name
+from .replay import ReplayTarget, replay
+from .schema import SCHEMA_VERSION, SEGMENT_SCHEMA
+from .writer import StreamWriter
+
+__all__ = [
+    "FORMAT_VERSION",
+    "SCHEMA_VERSION",
+    "SEGMENT_SCHEMA",
+    "Capture",
+    "CaptureSource",
+    "CorruptSegmentError",
+    "DataLossError",
+    "Journal",
+    "JournalError",
+    "Message",
+    "MissingExtraError",
+    "NotAJournalError",
+    "ReplayTarget",
+    "SegmentInfo",
+    "StreamLockedError",
+    "StreamStats",
+    "StreamWriter",
+    "check_stream_name",
+    "replay",
+]

@@ -1,0 +1,256 @@
+"""The capture process: live ZeroMQ sockets in, sealed journal segments out.
+
+ZeroMQ cannot replay: a SUB socket that was not listening missed the
+message for good. A capture process listens all the time and writes what it
+receives into the journal, where it gets a dense seq and becomes replayable
+(by the Spark source, by `replay`). It reads SUB (with topic filters), PULL or
+ROUTER sockets, bound or connected, each feeding one named stream.
+
+With ROUTER sources and ``ack=True`` the capture acknowledges a message only
+after the segment holding it is sealed (fsynced and renamed): it sends the
+message's first frame back to its sender. A sender that resends until it
+sees that acknowledgement gets at-least-once delivery *into durable storage*
+(this is what the Spark sink's ``ackMode=router`` does).
+
+It uses purezmq's public API only, like any application.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import purezmq as zmq
+
+from .journal import Journal
+from .layout import SegmentInfo, check_stream_name
+from .writer import DEFAULT_SEAL_AGE_S, DEFAULT_SEAL_BYTES, StreamWriter
+
+SOCKET_TYPES = {"SUB": zmq.SUB, "PULL": zmq.PULL, "ROUTER": zmq.ROUTER}
+_DRAIN = 1000  # messages taken from one socket before looking at the others
+
+
+@dataclass
+class CaptureSource:
+    """One socket feeding one stream.
+
+    `socket_type` is "SUB", "PULL" or "ROUTER"; `connect` and `bind` list
+    endpoints; `topics` are SUB prefix filters (none: everything); `ack`
+    makes a ROUTER source acknowledge durable messages; `rcvhwm` bounds the
+    socket's queue.
+    """
+
+    stream: str
+    socket_type: str
+    connect: list[str] = field(default_factory=list)
+    bind: list[str] = field(default_factory=list)
+    topics: list[bytes] = field(default_factory=list)
+    ack: bool = False
+    rcvhwm: int = 100_000
+
+    def __post_init__(self) -> None:
+        check_stream_name(self.stream)
+        self.socket_type = self.socket_type.upper()
+        if self.socket_type not in SOCKET_TYPES:
+            raise ValueError(f"capture reads SUB, PULL or ROUTER sockets, not {self.socket_type!r}")
+        if not (self.connect or self.bind):
+            raise ValueError(f"source for stream {self.stream!r} has no endpoint")
+        if self.topics and self.socket_type != "SUB":
+            raise ValueError("topic filters apply to SUB sources only")
+        if self.ack and self.socket_type != "ROUTER":
+            raise ValueError("ack applies to ROUTER sources only")
+
+
+@dataclass
+class StreamStats:
+    """What one stream's capture saw."""
+
+    received: int = 0
+    sealed: int = 0
+    segments: int = 0
+    bytes: int = 0
+    acked: int = 0
+
+
+@dataclass
+class _Live:
+    source: CaptureSource
+    socket: Any
+    writer: StreamWriter
+    pending_acks: list[tuple[int, bytes, bytes]] = field(default_factory=list)
+
+
+class Capture:
+    """Runs sources into a journal until stopped. One thread; `stop()` from any."""
+
+    def __init__(
+        self,
+        journal: Journal,
+        sources: list[CaptureSource],
+        *,
+        seal_bytes: int = DEFAULT_SEAL_BYTES,
+        seal_age_s: float = DEFAULT_SEAL_AGE_S,
+        seal_count: int | None = None,
+        retention_age_s: float | None = None,
+        retention_bytes: int | None = None,
+        retention_interval_s: float = 10.0,
+        context: Any = None,
+        on_seal: Callable[[str, SegmentInfo], None] | None = None,
+    ) -> None:
+        if not sources:
+            raise ValueError("a capture needs at least one source")
+        names = [s.stream for s in sources]
+        if len(set(names)) != len(names):
+            raise ValueError("each source needs its own stream (a stream has one writer)")
+        self.journal = journal
+        self.sources = sources
+        self._seal_kwargs: dict[str, Any] = {
+            "seal_bytes": seal_bytes,
+            "seal_age_s": seal_age_s,
+            "seal_count": seal_count,
+        }
+        self.retention_age_s = retention_age_s
+        self.retention_bytes = retention_bytes
+        self.retention_interval_s = retention_interval_s
+        self.on_seal = on_seal
+        self.stats = {s.stream: StreamStats() for s in sources}
+        self._ctx = context or zmq.Context.instance()
+        self._stop = threading.Event()
+        self._ready = threading.Event()
+        self.endpoints: dict[str, list[str]] = {}
+
+    def stop(self) -> None:
+        """Ask `run` to seal what it holds and return (thread- and signal-safe)."""
+        self._stop.set()
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """Wait until every socket is bound/connected (`endpoints` is filled then)."""
+        return self._ready.wait(timeout)
+
+    # -------------------------------------------------------------- the loop
+    def run(self, *, max_messages: int | None = None) -> dict[str, StreamStats]:
+        """Capture until `stop()` (or `max_messages` in total); returns the stats."""
+        lives = [self._open(s) for s in self.sources]
+        poller = zmq.Poller()
+        by_sock = {}
+        for live in lives:
+            poller.register(live.socket, zmq.POLLIN)
+            by_sock[live.socket] = live
+        self._ready.set()
+        next_retention = time.monotonic()
+        total = 0
+        try:
+            while not self._stop.is_set():
+                if max_messages is not None and total >= max_messages:
+                    break
+                timeout_ms = self._poll_timeout(lives)
+                for sock, _ in poller.poll(timeout_ms):
+                    total += self._drain(by_sock[sock])
+                now = time.monotonic()
+                for live in lives:
+                    if live.writer.due(now):
+                        self._seal(live)
+                if now >= next_retention:
+                    self._retain()
+                    next_retention = now + self.retention_interval_s
+        finally:
+            for live in lives:
+                self._close(live)
+        return self.stats
+
+    def _open(self, src: CaptureSource) -> _Live:
+        sock = self._ctx.socket(SOCKET_TYPES[src.socket_type])
+        sock.setsockopt(zmq.RCVHWM, src.rcvhwm)
+        sock.setsockopt(zmq.LINGER, 1000 if src.ack else 0)
+        if src.socket_type == "SUB":
+            for t in src.topics or [b""]:
+                sock.setsockopt(zmq.SUBSCRIBE, t)
+        bound = []
+        for ep in src.bind:
+            sock.bind(ep)
+            bound.append(sock.getsockopt(zmq.LAST_ENDPOINT).decode())
+        for ep in src.connect:
+            sock.connect(ep)
+        self.endpoints[src.stream] = bound + list(src.connect)
+        writer = self.journal.writer(src.stream, on_seal=self._sealed, **self._seal_kwargs)
+        return _Live(src, sock, writer)
+
+    @staticmethod
+    def _poll_timeout(lives: list[_Live]) -> int:
+        deadlines = [d for d in (live.writer.deadline() for live in lives) if d is not None]
+        if not deadlines:
+            return 100
+        wait = min(deadlines) - time.monotonic()
+        return max(0, min(100, int(wait * 1000) + 1))
+
+    def _drain(self, live: _Live) -> int:
+        sock, src, st = live.socket, live.source, self.stats[live.source.stream]
+        n = 0
+        while n < _DRAIN:
+            try:
+                frames = sock.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                break
+            topic, rid = None, b""
+            if src.socket_type == "ROUTER":
+                rid, frames = frames[0], frames[1:]
+                if not frames:
+                    continue  # an empty message carries nothing to journal
+            elif src.socket_type == "SUB":
+                topic = bytes(frames[0])
+            seq = live.writer.append(frames, topic=topic)
+            if src.ack:
+                live.pending_acks.append((seq, rid, bytes(frames[0])))
+            n += 1
+            st.received += 1
+            if src.ack and live.writer.pending == 0:
+                self._after_seal(live)
+        return n
+
+    def _sealed(self, stream: str, seg: SegmentInfo) -> None:
+        st = self.stats[stream]
+        st.sealed += seg.count
+        st.segments += 1
+        st.bytes += seg.size
+        if self.on_seal is not None:
+            self.on_seal(stream, seg)
+
+    def _seal(self, live: _Live) -> None:
+        live.writer.seal()
+        self._after_seal(live)
+
+    def _after_seal(self, live: _Live) -> None:
+        """Send the acknowledgements that the last seal made due."""
+        st = self.stats[live.source.stream]
+        if not live.pending_acks:
+            return
+        keep = []
+        for seq, rid, first in live.pending_acks:
+            if seq >= live.writer.sealed_end:
+                keep.append((seq, rid, first))
+                continue
+            try:
+                live.socket.send_multipart([rid, first], zmq.NOBLOCK)
+                st.acked += 1
+            except zmq.ZMQError:
+                pass  # the sender is gone or slow: it resends, the journal dedupes nothing
+        live.pending_acks = keep
+
+    def _retain(self) -> None:
+        if self.retention_age_s is None and self.retention_bytes is None:
+            return
+        self.journal.apply_retention(
+            max_age_s=self.retention_age_s,
+            max_bytes=self.retention_bytes,
+            streams=[s.stream for s in self.sources],
+        )
+
+    def _close(self, live: _Live) -> None:
+        try:
+            live.writer.close()
+            self._after_seal(live)
+        finally:
+            live.socket.close()

@@ -1,0 +1,252 @@
+"""``python -m purezmq.journal``: create, capture into, inspect, replay and trim journals.
+
+    init PATH [--format arrow|parquet]
+    capture PATH STREAM --type SUB|PULL|ROUTER (--bind EP | --connect EP)... [--topic T]...
+    ls PATH                    streams, seq ranges, segments, bytes
+    cat PATH STREAM [--from N] [--to N] [--json]
+    replay PATH STREAM --type PUSH|PUB (--bind EP | --connect EP)... [--from N] [--to N]
+    retain PATH [--max-age 7d] [--max-bytes 10G]
+    verify PATH                read every segment and check the seqs are dense
+
+``capture --events`` prints one JSON line per event (ready, sealed, stats
+every ``--stats-ms``, stopped) on stdout, for scripts and tests that drive a
+capture process. SIGTERM and SIGINT make a capture seal what it holds and
+exit 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import re
+import signal
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import Any
+
+from .errors import JournalError, NotAJournalError
+from .journal import Journal
+from .layout import SegmentInfo, contiguous_runs
+from .writer import DEFAULT_SEAL_AGE_S, DEFAULT_SEAL_BYTES
+
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+_AGES = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_size(text: str) -> int:
+    """'512', '64k', '16M', '10G' -> bytes."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*", text.lower())
+    if not m:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 512, 64k, 16M, 10G)")
+    return int(float(m.group(1)) * _UNITS[m.group(2)])
+
+
+def parse_age(text: str) -> float:
+    """'30', '30s', '15m', '12h', '7d' -> seconds."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*", text.lower())
+    if not m:
+        raise argparse.ArgumentTypeError(f"not an age: {text!r} (e.g. 30s, 15m, 12h, 7d)")
+    return float(m.group(1)) * _AGES[m.group(2)]
+
+
+def _emit(obj: dict[str, Any]) -> None:
+    print(json.dumps(obj, sort_keys=True), flush=True)
+
+
+def _endpoints(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--bind", action="append", default=[], metavar="EP", help="endpoint to bind")
+    p.add_argument("--connect", action="append", default=[], metavar="EP", help="to connect")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for tests and --help)."""
+    doc = (__doc__ or "").split("\n")[0]
+    ap = argparse.ArgumentParser(prog="python -m purezmq.journal", description=doc)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+
+    p = sub.add_parser("init", help="create a journal (keeps an existing one)")
+    p.add_argument("path")
+    p.add_argument("--format", choices=["arrow", "parquet"], default="arrow")
+
+    p = sub.add_parser("capture", help="capture a live socket into a stream")
+    p.add_argument("path")
+    p.add_argument("stream")
+    p.add_argument("--type", required=True, type=str.upper, choices=["SUB", "PULL", "ROUTER"])
+    _endpoints(p)
+    p.add_argument("--topic", action="append", default=[], help="SUB prefix filter (repeatable)")
+    p.add_argument("--ack", action="store_true", help="ROUTER: acknowledge once sealed")
+    p.add_argument("--format", choices=["arrow", "parquet"], default=None)
+    p.add_argument("--seal-bytes", type=parse_size, default=DEFAULT_SEAL_BYTES)
+    p.add_argument("--seal-ms", type=float, default=DEFAULT_SEAL_AGE_S * 1000)
+    p.add_argument("--seal-count", type=int, default=None)
+    p.add_argument("--retention-age", type=parse_age, default=None)
+    p.add_argument("--retention-bytes", type=parse_size, default=None)
+    p.add_argument("--max-messages", type=int, default=None, help="stop after N messages")
+    p.add_argument("--events", action="store_true", help="print JSON lines: ready/sealed/stopped")
+    p.add_argument("--stats-ms", type=int, default=0, help="with --events: stats every N ms")
+
+    p = sub.add_parser("ls", help="list streams and their seq ranges")
+    p.add_argument("path")
+    p.add_argument("--segments", action="store_true", help="list every segment too")
+
+    p = sub.add_parser("cat", help="print messages of a stream")
+    p.add_argument("path")
+    p.add_argument("stream")
+    p.add_argument("--from", dest="start", type=int, default=None)
+    p.add_argument("--to", dest="end", type=int, default=None, help="exclusive")
+    p.add_argument("--json", action="store_true", help="JSON lines (frames in base64)")
+
+    p = sub.add_parser("replay", help="send a range of a stream to PUSH/PUB peers")
+    p.add_argument("path")
+    p.add_argument("stream")
+    p.add_argument("--type", type=str.upper, choices=["PUSH", "PUB"], default="PUSH")
+    _endpoints(p)
+    p.add_argument("--from", dest="start", type=int, default=None)
+    p.add_argument("--to", dest="end", type=int, default=None, help="exclusive")
+    p.add_argument("--with-seq", action="store_true", help="add a '<stream>:<seq>' frame")
+    p.add_argument("--rate", type=float, default=None, help="messages per second at most")
+    p.add_argument("--send-timeout-ms", type=int, default=30_000)
+    p.add_argument("--wait-subscribers", type=int, default=1, help="PUB: subscribers to await")
+
+    p = sub.add_parser("retain", help="delete segments beyond an age or size")
+    p.add_argument("path")
+    p.add_argument("--max-age", type=parse_age, default=None)
+    p.add_argument("--max-bytes", type=parse_size, default=None)
+
+    p = sub.add_parser("verify", help="read every segment and check density")
+    p.add_argument("path")
+    return ap
+
+
+def _cmd_capture(a: argparse.Namespace) -> int:
+    from .capture import Capture, CaptureSource
+
+    j = _open_or_create(a.path, a.format)
+    src = CaptureSource(
+        a.stream, a.type, connect=a.connect, bind=a.bind,
+        topics=[t.encode() for t in a.topic], ack=a.ack,
+    )  # fmt: skip
+
+    def sealed(stream: str, seg: SegmentInfo) -> None:
+        if a.events:
+            _emit({"event": "sealed", "stream": stream, "first": seg.first, "end": seg.end,
+                   "bytes": seg.size})  # fmt: skip
+
+    cap = Capture(
+        j, [src], seal_bytes=a.seal_bytes, seal_age_s=a.seal_ms / 1000, seal_count=a.seal_count,
+        retention_age_s=a.retention_age, retention_bytes=a.retention_bytes, on_seal=sealed,
+    )  # fmt: skip
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: cap.stop())
+    if a.events:
+        import threading
+
+        def ready() -> None:
+            if not cap.wait_ready(30):
+                return
+            _emit({"event": "ready", "endpoints": cap.endpoints, "journalId": j.journal_id})
+            while a.stats_ms > 0 and not stopped.wait(a.stats_ms / 1000):
+                _emit({"event": "stats", "stats": {k: asdict(v) for k, v in cap.stats.items()}})
+
+        stopped = threading.Event()
+        threading.Thread(target=ready, daemon=True).start()
+    stats = cap.run(max_messages=a.max_messages)
+    if a.events:
+        stopped.set()
+    _emit({"event": "stopped", "stats": {k: asdict(v) for k, v in stats.items()}})
+    return 0
+
+
+def _open_or_create(path: str, fmt: str | None) -> Journal:
+    """An existing journal (whose format must match `fmt` if given), or a new one."""
+    try:
+        j = Journal.open(path)
+    except NotAJournalError:
+        return Journal.create(path, segment_format=fmt or "arrow")
+    if fmt is not None and fmt != j.segment_format:
+        raise JournalError(f"journal {path} stores {j.segment_format} segments, not {fmt}")
+    return j
+
+
+def _cmd_ls(a: argparse.Namespace) -> int:
+    j = Journal.open(a.path)
+    print(f"journal {j.uri}  id={j.journal_id}  format={j.segment_format}")
+    for s in j.streams():
+        segs = j.segments(s)
+        first, end = (segs[0].first, segs[-1].end) if segs else (0, 0)
+        size = sum(x.size for x in segs)
+        print(f"  {s}: seqs [{first}, {end})  {len(segs)} segments  {size} bytes")
+        if a.segments:
+            for x in segs:
+                print(f"    {x.name}  {x.count} msgs  {x.size} bytes")
+    return 0
+
+
+def _cmd_cat(a: argparse.Namespace) -> int:
+    j = Journal.open(a.path)
+    for m in j.messages(a.stream, a.start, a.end):
+        if a.json:
+            _emit({"seq": m.seq, "timestamp_us": m.timestamp_us,
+                   "topic": None if m.topic is None else base64.b64encode(m.topic).decode(),
+                   "frames": [base64.b64encode(f).decode() for f in m.frames]})  # fmt: skip
+        else:
+            print(m.seq, " | ".join(repr(f) for f in m.frames), flush=True)
+    return 0
+
+
+def _cmd_replay(a: argparse.Namespace) -> int:
+    import purezmq as zmq
+
+    from .replay import ReplayTarget, replay
+
+    target = ReplayTarget(
+        a.type, connect=a.connect, bind=a.bind, send_timeout_ms=a.send_timeout_ms,
+        wait_subscribers=a.wait_subscribers,
+    )  # fmt: skip
+    ctx = zmq.Context()
+    try:
+        n = replay(Journal.open(a.path), a.stream, target, a.start, a.end,
+                   with_seq=a.with_seq, rate=a.rate, context=ctx)  # fmt: skip
+    finally:
+        ctx.term()  # waits for LINGER: what was queued goes out before we exit
+    print(f"replayed {n} messages of {a.stream!r}", file=sys.stderr)
+    return 0
+
+
+def _cmd_verify(a: argparse.Namespace) -> int:
+    j = Journal.open(a.path)
+    bad = 0
+    for s in j.streams():
+        segs = j.segments(s)
+        runs = contiguous_runs(segs)
+        rows = sum(b.num_rows for b in j.read(s)) if len(runs) == 1 else 0
+        ok = len(runs) <= 1 and rows == sum(x.count for x in segs)
+        bad += not ok
+        print(f"{'ok ' if ok else 'BAD'} {s}: runs {runs}, {rows} rows read")
+    return 1 if bad else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit status (2 for bad usage, 1 for journal errors)."""
+    a = build_parser().parse_args(argv)
+    try:
+        if a.cmd == "init":
+            j = Journal.create(a.path, segment_format=a.format)
+            print(f"journal {j.uri} id={j.journal_id} format={j.segment_format}")
+            return 0
+        if a.cmd == "retain":
+            if a.max_age is None and a.max_bytes is None:
+                print("retain: give --max-age and/or --max-bytes", file=sys.stderr)
+                return 2
+            gone = Journal.open(a.path).apply_retention(max_age_s=a.max_age, max_bytes=a.max_bytes)
+            for stream, seg in gone:
+                print(f"deleted {stream}/{seg.name}")
+            return 0
+        handler = {"capture": _cmd_capture, "ls": _cmd_ls, "cat": _cmd_cat,
+                   "replay": _cmd_replay, "verify": _cmd_verify}[a.cmd]  # fmt: skip
+        return handler(a)
+    except (JournalError, ValueError, TimeoutError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1

@@ -1,0 +1,230 @@
+"""Option parsing for ``format("zmq")``, with no Spark import.
+
+Spark hands a data source its options as strings in a case-insensitive dict
+(keys lower-cased). These functions turn them into typed, validated
+dataclasses once, on the driver, so a typo or a bad value fails the query at
+start with a message naming the option - not a task, minutes later. Option
+names follow Spark's Kafka connector where the meaning is the same.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+_TRUE = {"true", "1", "yes", "on"}
+_FALSE = {"false", "0", "no", "off"}
+_SIZE = re.compile(r"\s*(\d+)\s*([kmgt]?)i?b?\s*")
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+
+
+class OptionError(ValueError):
+    """A ``format("zmq")`` option is missing, unknown or malformed."""
+
+
+SOURCE_OPTIONS = (
+    "path", "streams", "streamPattern", "startingOffsets", "endingOffsets",
+    "maxOffsetsPerTrigger", "maxBytesPerTrigger", "minPartitions", "failOnDataLoss",
+    "includeFrames",
+)  # fmt: skip
+SINK_OPTIONS = (
+    "endpoint", "socketType", "topic", "batchHeader", "ackMode", "ackTimeoutMs", "ackRetries",
+    "ackWindow", "sendTimeoutMs", "lingerMs", "sndhwm", "commitMarker", "subscribeWaitMs",
+    "bind",
+)  # fmt: skip
+# Keys Spark itself may add to a writer's or reader's options.
+_SPARK_KEYS = {"checkpointlocation", "queryname", "path"}
+
+
+def _canonical(options: Mapping[str, str], known: tuple[str, ...]) -> dict[str, str]:
+    """Options by their canonical names; unknown names are an error (typos are common)."""
+    by_lower = {k.lower(): k for k in known}
+    out: dict[str, str] = {}
+    for key, value in options.items():
+        name = by_lower.get(key.lower())
+        if name is None:
+            if key.lower() in _SPARK_KEYS:
+                continue
+            raise OptionError(
+                f"unknown option {key!r} for format('zmq'); known: {', '.join(known)}"
+            )
+        out[name] = str(value)
+    return out
+
+
+def _bool(opts: dict[str, str], name: str, default: bool) -> bool:
+    raw = opts.get(name)
+    if raw is None:
+        return default
+    low = raw.strip().lower()
+    if low in _TRUE:
+        return True
+    if low in _FALSE:
+        return False
+    raise OptionError(f"option {name} must be true or false, got {raw!r}")
+
+
+def _int(opts: dict[str, str], name: str, default: int | None, minimum: int = 0) -> int | None:
+    raw = opts.get(name)
+    if raw is None:
+        return default
+    m = _SIZE.fullmatch(raw.lower())
+    if not m:
+        raise OptionError(f"option {name} must be a whole number, got {raw!r}")
+    value = int(m.group(1)) * _UNITS[m.group(2)]
+    if value < minimum:
+        raise OptionError(f"option {name} must be >= {minimum}, got {raw!r}")
+    return value
+
+
+def _offsets(opts: dict[str, str], name: str, default: str) -> str | dict[str, int]:
+    """'earliest' | 'latest' | {"stream": seq, ...} (-2 = earliest, -1 = latest)."""
+    raw = opts.get(name, default).strip()
+    if raw.lower() in ("earliest", "latest"):
+        return raw.lower()
+    try:
+        parsed = json.loads(raw)
+    except ValueError:
+        parsed = None
+    if not isinstance(parsed, dict) or not all(
+        isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) and v >= -2
+        for k, v in parsed.items()
+    ):
+        raise OptionError(
+            f"option {name} must be 'earliest', 'latest' or JSON like "
+            f'{{"orders": 1200, "ticks": -2}} (-2 = earliest, -1 = latest), got {raw!r}'
+        )
+    return dict(sorted(parsed.items()))
+
+
+@dataclass(frozen=True)
+class SourceOptions:
+    """The parsed options of the ``format("zmq")`` source."""
+
+    path: str
+    streams: tuple[str, ...] | None = None
+    stream_pattern: str | None = None
+    starting: str | dict[str, int] = "latest"
+    ending: str | dict[str, int] = "latest"
+    max_offsets_per_trigger: int | None = None
+    max_bytes_per_trigger: int | None = None
+    min_partitions: int | None = None
+    fail_on_data_loss: bool = True
+    include_frames: bool = True
+
+    @classmethod
+    def parse(cls, options: Mapping[str, str], *, streaming: bool) -> SourceOptions:
+        """Validate `options` for a streaming (or batch) read."""
+        o = _canonical(options, SOURCE_OPTIONS)
+        path = o.get("path") or options.get("path")
+        if not path:
+            raise OptionError("option path is required: the journal's directory or URI")
+        if "streams" in o and "streamPattern" in o:
+            raise OptionError("give streams or streamPattern, not both")
+        streams = None
+        if "streams" in o:
+            streams = tuple(sorted({s.strip() for s in o["streams"].split(",") if s.strip()}))
+            if not streams:
+                raise OptionError("option streams is empty")
+        pattern = o.get("streamPattern")
+        if pattern is not None:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise OptionError(f"option streamPattern is not a regex: {exc}") from exc
+        if streaming and "endingOffsets" in o:
+            raise OptionError("endingOffsets applies to batch reads (spark.read) only")
+        ending = _offsets(o, "endingOffsets", "latest")
+        if isinstance(ending, dict) and -2 in ending.values():
+            raise OptionError("endingOffsets cannot use -2 (earliest)")
+        return cls(
+            path=str(path),
+            streams=streams,
+            stream_pattern=pattern,
+            starting=_offsets(o, "startingOffsets", "latest" if streaming else "earliest"),
+            ending=ending,
+            max_offsets_per_trigger=_int(o, "maxOffsetsPerTrigger", None, 1),
+            max_bytes_per_trigger=_int(o, "maxBytesPerTrigger", None, 1),
+            min_partitions=_int(o, "minPartitions", None, 1),
+            fail_on_data_loss=_bool(o, "failOnDataLoss", True),
+            include_frames=_bool(o, "includeFrames", True),
+        )
+
+    def selects(self, stream: str) -> bool:
+        """Whether `stream` is one this query reads."""
+        if self.streams is not None:
+            return stream in self.streams
+        if self.stream_pattern is not None:
+            return re.fullmatch(self.stream_pattern, stream) is not None
+        return True
+
+
+@dataclass(frozen=True)
+class SinkOptions:
+    """The parsed options of the ``format("zmq")`` sink."""
+
+    endpoints: tuple[str, ...]
+    socket_type: str = "PUSH"
+    topic: bytes | None = None
+    batch_header: bool = True
+    ack_mode: str = "none"
+    ack_timeout_ms: int = 10_000
+    ack_retries: int = 3
+    ack_window: int = 1000
+    send_timeout_ms: int = 30_000
+    linger_ms: int = 30_000
+    sndhwm: int = 1000
+    commit_marker: bool = False
+    subscribe_wait_ms: int = 5000
+
+    @classmethod
+    def parse(cls, options: Mapping[str, str]) -> SinkOptions:
+        """Validate the sink's `options`."""
+        o = _canonical(options, SINK_OPTIONS)
+        eps = tuple(e.strip() for e in o.get("endpoint", "").split(",") if e.strip())
+        if not eps:
+            raise OptionError("option endpoint is required (comma-separated for several peers)")
+        if _bool(o, "bind", False):
+            raise OptionError(
+                "bind=true is not supported: every Spark task opens its own socket, and many "
+                "tasks cannot bind one port; bind on the receiving side and let the sink connect"
+            )
+        ack_mode = o.get("ackMode", "none").strip().lower()
+        if ack_mode not in ("none", "router"):
+            raise OptionError(f"option ackMode must be none or router, got {ack_mode!r}")
+        default_type = "DEALER" if ack_mode == "router" else "PUSH"
+        stype = o.get("socketType", default_type).strip().upper()
+        if stype not in ("PUSH", "PUB", "DEALER"):
+            raise OptionError(f"option socketType must be PUSH, PUB or DEALER, got {stype!r}")
+        if ack_mode == "router" and stype != "DEALER":
+            raise OptionError("ackMode=router needs socketType=DEALER (acks come back to it)")
+        header = _bool(o, "batchHeader", True)
+        marker = _bool(o, "commitMarker", False)
+        if (ack_mode == "router" or marker) and not header:
+            raise OptionError("ackMode=router and commitMarker need batchHeader=true")
+        send_timeout = _int(o, "sendTimeoutMs", 30_000, 1)
+        assert send_timeout is not None
+        topic = o.get("topic")
+
+        def num(name: str, default: int, minimum: int = 0) -> int:
+            value = _int(o, name, default, minimum)
+            assert value is not None
+            return value
+
+        return cls(
+            endpoints=eps,
+            socket_type=stype,
+            topic=None if topic is None else topic.encode(),
+            batch_header=header,
+            ack_mode=ack_mode,
+            ack_timeout_ms=num("ackTimeoutMs", 10_000, 1),
+            ack_retries=num("ackRetries", 3),
+            ack_window=num("ackWindow", 1000, 1),
+            send_timeout_ms=send_timeout,
+            linger_ms=num("lingerMs", send_timeout),
+            sndhwm=num("sndhwm", 1000),
+            commit_marker=marker,
+            subscribe_wait_ms=num("subscribeWaitMs", 5000),
+        )

@@ -1,0 +1,170 @@
+"""``format("zmq")``: the DataSource class, the streaming and batch readers.
+
+Spark runs these methods in several processes (see docs/pipeline.md): the
+DataSource and reader are constructed in at least two driver-side Python
+workers and unpickled on executors, ``stop()`` is never called, and
+``commit(end)`` lags a batch. So constructors only parse options, nothing
+holds a socket or a lock, every driver-side answer comes from a fresh
+directory listing (`Planner`), and ``read`` depends only on its partition.
+"""
+
+# Method and argument names (streamReader, batchId...) are Spark's API.
+# ruff: noqa: N802
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from pyspark.sql.datasource import (
+    DataSource,
+    DataSourceReader,
+    DataSourceStreamReader,
+    DataSourceStreamWriter,
+    InputPartition,
+)
+from pyspark.sql.streaming.datasource import (
+    ReadAllAvailable,
+    ReadLimit,
+    ReadMaxBytes,
+    ReadMaxRows,
+    ReadMinRows,
+    SupportsTriggerAvailableNow,
+)
+from pyspark.sql.types import StructType
+
+from purezmq.journal import Journal
+
+from .offsets import JournalOffset
+from .options import SinkOptions, SourceOptions
+from .planning import Limit, Planner, SlicePlan
+from .read import SOURCE_DDL, SOURCE_DDL_NO_FRAMES, read_slice
+
+FORMAT = "zmq"
+
+
+def _to_limit(limit: ReadLimit) -> Limit:
+    if isinstance(limit, ReadMaxRows):
+        return Limit("rows", limit.max_rows)
+    if isinstance(limit, ReadMaxBytes):
+        return Limit("bytes", limit.max_bytes)
+    if isinstance(limit, ReadMinRows):
+        return Limit("minrows", limit.min_rows)
+    return Limit()
+
+
+class ZmqStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
+    """Micro-batches over a journal, with admission control and AvailableNow."""
+
+    def __init__(self, options: SourceOptions) -> None:
+        self.opts = options
+        self._target: JournalOffset | None = None  # lives in the source runner only
+
+    def _planner(self) -> Planner:
+        # Re-read journal.json each time: a re-created journal must be noticed.
+        return Planner(Journal.open(self.opts.path), self.opts)
+
+    def initialOffset(self) -> dict[str, Any]:
+        """Where a new query starts (startingOffsets); a restart uses its checkpoint."""
+        return self._planner().initial(self.opts.starting).to_json()
+
+    def getDefaultReadLimit(self) -> ReadLimit:
+        """maxOffsetsPerTrigger (rows) or maxBytesPerTrigger; else everything available."""
+        if self.opts.max_offsets_per_trigger is not None:
+            return ReadMaxRows(self.opts.max_offsets_per_trigger)
+        if self.opts.max_bytes_per_trigger is not None:
+            return ReadMaxBytes(self.opts.max_bytes_per_trigger)
+        return ReadAllAvailable()
+
+    def latestOffset(self, start: dict[str, Any], limit: ReadLimit) -> dict[str, Any]:
+        """The next batch's end under `limit` (and the AvailableNow target)."""
+        planner = self._planner()
+        lim = _to_limit(limit)
+        if lim.kind == "rows" and self.opts.max_bytes_per_trigger is not None:
+            # Both options given: rows go through Spark, bytes apply here on top.
+            by_rows = planner.latest(JournalOffset.from_json(start), lim, self._target)
+            by_bytes = planner.latest(
+                JournalOffset.from_json(start),
+                Limit("bytes", self.opts.max_bytes_per_trigger),
+                self._target,
+            )
+            merged = {s: min(v, by_bytes.get(s, v)) for s, v in by_rows.streams.items()}
+            return JournalOffset(by_rows.journal_id, merged).to_json()
+        return planner.latest(JournalOffset.from_json(start), lim, self._target).to_json()
+
+    def reportLatestOffset(self) -> dict[str, Any]:
+        """What the journal holds now: progress shows it as latestOffset (the lag)."""
+        return self._planner().available().to_json()
+
+    def prepareForTriggerAvailableNow(self) -> None:
+        """Fix the target: the query ends once it has read what exists now."""
+        self._target = self._planner().available()
+
+    def partitions(self, start: dict[str, Any], end: dict[str, Any]) -> Sequence[InputPartition]:
+        """One task per stream slice, each carrying its segment list."""
+        plans = self._planner().plan(JournalOffset.from_json(start), JournalOffset.from_json(end))
+        return [InputPartition(p) for p in plans]
+
+    def read(self, partition: InputPartition) -> Iterator[Any]:
+        """Runs on executors: Arrow record batches of the planned slice."""
+        plan: SlicePlan = partition.value
+        return read_slice(plan)
+
+    def commit(self, end: dict[str, Any]) -> None:
+        """Nothing to do: retention is the capture's business, not a reader's.
+
+        (Spark calls this one batch late, so it could not gate retention anyway.)
+        """
+
+    def stop(self) -> None:
+        """Nothing to release (Spark 4.3 never calls this; nothing depends on it)."""
+
+
+class ZmqBatchReader(DataSourceReader):
+    """``spark.read.format("zmq")``: one bounded read of startingOffsets..endingOffsets."""
+
+    def __init__(self, options: SourceOptions) -> None:
+        self.opts = options
+
+    def partitions(self) -> Sequence[InputPartition]:
+        """Plan [startingOffsets, endingOffsets) from one listing."""
+        planner = Planner(Journal.open(self.opts.path), self.opts)
+        start = planner.initial(self.opts.starting)
+        end = planner.initial(self.opts.ending)
+        return [InputPartition(p) for p in planner.plan(start, end)]
+
+    def read(self, partition: InputPartition) -> Iterator[Any]:
+        """Runs on executors."""
+        plan: SlicePlan = partition.value
+        return read_slice(plan)
+
+
+class ZmqDataSource(DataSource):
+    """The ``zmq`` format: journal source (stream and batch) and socket sink."""
+
+    @classmethod
+    def name(cls) -> str:
+        """The format name: ``spark.readStream.format("zmq")``."""
+        return FORMAT
+
+    def _include_frames(self) -> bool:
+        raw = str(self.options.get("includeFrames", "true")).strip().lower()
+        return raw not in ("false", "0", "no", "off")
+
+    def schema(self) -> str:
+        """Kafka-like: stream, seq, timestamp, topic, value and (optionally) frames."""
+        return SOURCE_DDL if self._include_frames() else SOURCE_DDL_NO_FRAMES
+
+    def streamReader(self, schema: StructType) -> DataSourceStreamReader:
+        """The micro-batch reader (options validated here, on the driver)."""
+        return ZmqStreamReader(SourceOptions.parse(self.options, streaming=True))
+
+    def reader(self, schema: StructType) -> DataSourceReader:
+        """The batch reader."""
+        return ZmqBatchReader(SourceOptions.parse(self.options, streaming=False))
+
+    def streamWriter(self, schema: StructType, overwrite: bool) -> DataSourceStreamWriter:
+        """The socket sink (options and input columns validated here, on the driver)."""
+        from .sink import ZmqStreamWriter
+
+        return ZmqStreamWriter(SinkOptions.parse(self.options), schema)

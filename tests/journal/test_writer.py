@@ -1,0 +1,110 @@
+"""StreamWriter: dense seqs, sealing rules, single writer, crash leftovers."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from purezmq.journal import Journal, JournalError, SegmentInfo, StreamLockedError
+
+from .conftest import fill
+
+
+def test_seqs_are_dense_and_segments_sealed_by_count(journal: Journal) -> None:
+    sealed: list[SegmentInfo] = []
+    with journal.writer(
+        "s", seal_count=4, seal_age_s=3600, on_seal=lambda _, g: sealed.append(g)
+    ) as w:
+        seqs = [w.append([b"m%d" % i]) for i in range(10)]
+        assert w.sealed_end == 8 and w.pending == 2
+    assert seqs == list(range(10))
+    assert [(g.first, g.end) for g in sealed] == [(0, 4), (4, 8), (8, 10)]
+    assert [(g.first, g.end) for g in journal.segments("s")] == [(0, 4), (4, 8), (8, 10)]
+    assert all(g.size > 0 for g in journal.segments("s"))
+
+
+def test_sealing_by_size(journal: Journal) -> None:
+    with journal.writer("s", seal_bytes=10_000, seal_age_s=3600) as w:
+        for _ in range(30):
+            w.append([b"x" * 1000])
+        assert w.sealed_end > 0  # a size-triggered seal happened while appending
+    counts = [g.count for g in journal.segments("s")]
+    assert sum(counts) == 30 and max(counts) <= 10
+
+
+def test_sealing_by_age(journal: Journal) -> None:
+    w = journal.writer("s", seal_age_s=0.05)
+    w.append([b"a"])
+    assert not w.due()
+    deadline = w.deadline()
+    assert deadline is not None
+    time.sleep(0.06)
+    assert w.due()
+    seg = w.seal()
+    assert seg is not None and (seg.first, seg.end) == (0, 1)
+    assert w.seal() is None and w.deadline() is None
+    w.close()
+
+
+def test_numbering_resumes_after_reopen(journal: Journal) -> None:
+    fill(journal, "s", 25, per_segment=10)
+    with journal.writer("s") as w:
+        assert w.next_seq == 25
+        assert w.append([b"next"]) == 25
+    assert journal.bounds("s") == (0, 26)
+
+
+def test_unsealed_messages_are_not_visible(journal: Journal) -> None:
+    w = journal.writer("s", seal_age_s=3600)
+    w.append([b"pending"])
+    assert journal.segments("s") == [] and journal.bounds("s") == (0, 0)
+    w.close()
+    assert journal.count("s") == 1
+
+
+def test_one_writer_per_stream(journal: Journal) -> None:
+    with journal.writer("s"):
+        with pytest.raises(StreamLockedError, match="one writer"):
+            journal.writer("s")
+        journal.writer("other").close()  # other streams are independent
+    journal.writer("s").close()  # released on close
+
+
+def test_leftover_temp_files_are_ignored_then_cleaned(journal: Journal, tmp_path: Path) -> None:
+    fill(journal, "s", 5)
+    d = journal.stream_path("s")
+    junk = os.path.join(d, ".tmp-deadbeef")
+    with open(junk, "wb") as f:
+        f.write(b"half a segment")
+    assert journal.count("s") == 5  # readers never see it
+    assert [m.seq for m in journal.messages("s")] == list(range(5))
+    journal.writer("s").close()  # the next writer removes it
+    assert not os.path.exists(junk)
+
+
+def test_bad_input_is_refused(journal: Journal) -> None:
+    with pytest.raises(ValueError, match="positive"):
+        journal.writer("s", seal_bytes=0)
+    w = journal.writer("s")
+    with pytest.raises(ValueError, match="at least one frame"):
+        w.append([])
+    w.close()
+    with pytest.raises(JournalError, match="closed"):
+        w.append([b"late"])
+    with pytest.raises(JournalError, match="invalid stream name"):
+        journal.writer("../escape")
+
+
+def test_topic_timestamp_and_frames_are_kept(journal: Journal) -> None:
+    with journal.writer("s") as w:
+        w.append([b"tick", b"", b"42"], topic=b"tick", timestamp_us=1_700_000_000_000_001)
+        w.append([b"solo"])
+    a, b = list(journal.messages("s"))
+    assert (a.topic, a.frames, a.value, a.timestamp_us) == (
+        b"tick", [b"tick", b"", b"42"], b"42", 1_700_000_000_000_001,
+    )  # fmt: skip
+    assert (b.topic, b.frames, b.value) == (None, [b"solo"], b"solo")
+    assert abs(b.timestamp_us / 1e6 - time.time()) < 60

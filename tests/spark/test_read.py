@@ -1,0 +1,81 @@
+"""Executor-side reading: exact slices, the exact Arrow schema Spark demands."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from pyspark.sql.pandas.types import to_arrow_schema
+from pyspark.sql.types import (
+    ArrayType,
+    BinaryType,
+    LongType,
+    StringType,
+    StructField,
+    StructType,
+    TimestampType,
+)
+
+from purezmq.journal import DataLossError
+from purezmq.spark.offsets import JournalOffset
+from purezmq.spark.options import SourceOptions
+from purezmq.spark.planning import Planner
+from purezmq.spark.read import output_schema, read_slice
+
+from .conftest import make_journal
+
+SPARK_SCHEMA = StructType([
+    StructField("stream", StringType()), StructField("seq", LongType()),
+    StructField("timestamp", TimestampType()), StructField("topic", BinaryType()),
+    StructField("value", BinaryType()), StructField("frames", ArrayType(BinaryType())),
+])  # fmt: skip
+
+
+def test_output_schema_equals_what_spark_checks() -> None:
+    # Spark compares the first batch's schema with this, exactly (SPARK-55583).
+    assert to_arrow_schema(SPARK_SCHEMA, timezone="UTC").equals(output_schema(True))
+    no_frames = StructType(SPARK_SCHEMA.fields[:-1])
+    assert to_arrow_schema(no_frames, timezone="UTC").equals(output_schema(False))
+
+
+@pytest.mark.parametrize("frames", ["true", "false"])
+def test_read_slice_yields_exactly_the_planned_rows(tmp_path: Path, frames: str) -> None:
+    j = make_journal(tmp_path / "j", {"a": 100}, per_segment=30)
+    p = Planner(j, SourceOptions.parse({"path": j.uri, "minPartitions": "3",
+                                        "includeFrames": frames}, streaming=True))  # fmt: skip
+    plans = p.plan(JournalOffset(j.journal_id, {"a": 7}), JournalOffset(j.journal_id, {"a": 93}))
+    rows = []
+    for plan in plans:
+        for batch in read_slice(plan):
+            assert batch.schema.equals(output_schema(frames == "true"))
+            rows.extend(batch.to_pylist())
+    assert [r["seq"] for r in rows] == list(range(7, 93))
+    assert {r["stream"] for r in rows} == {"a"}
+    assert [r["value"] for r in rows] == [f"a-{i}".encode() for i in range(7, 93)]
+    assert all(r["topic"] == b"k" for r in rows)
+    if frames == "true":
+        assert rows[0]["frames"] == [b"k", b"a-7"]
+    assert rows[0]["timestamp"].timestamp() == pytest.approx(1_700_000_000.000007)
+
+
+def test_segment_deleted_after_planning(tmp_path: Path) -> None:
+    j = make_journal(tmp_path / "j", {"a": 60}, per_segment=20)
+    for fail, expect in (("true", None), ("false", list(range(20, 60)))):
+        p = Planner(j, SourceOptions.parse({"path": j.uri, "failOnDataLoss": fail},
+                                           streaming=True))  # fmt: skip
+        (plan,) = p.plan(JournalOffset(j.journal_id, {}), JournalOffset(j.journal_id, {"a": 60}))
+        first = os.path.join(j.stream_path("a"), plan.segments[0].name)
+        with open(first, "rb") as f:
+            data = f.read()
+        os.unlink(first)  # retention ran between planning and the task
+        try:
+            if expect is None:
+                with pytest.raises(DataLossError, match="gone"):
+                    list(read_slice(plan))
+            else:
+                seqs = [s for b in read_slice(plan) for s in b.column("seq").to_pylist()]
+                assert seqs == expect
+        finally:
+            with open(first, "wb") as f:
+                f.write(data)
