@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test command of the README: lint, type-check, then the whole test suite.
 # Installs what it needs into ./.venv on first use. Extra arguments go to pytest.
-PUREZMQ_EXTRAS="test,lint"
+PUREZMQ_EXTRAS="test,lint,curve,spark"
 source "$(dirname "${BASH_SOURCE[0]}")/_env.sh"
 echo "[test] ruff";  ruff check src tests examples benchmarks
 echo "[test] mypy --strict"; mypy
