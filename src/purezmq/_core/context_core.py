@@ -110,6 +110,11 @@ class ContextCore:
         for p in pending:
             self._complete_inproc(p.socket, sock, p.theirs)
 
+    def inproc_binder(self, name: str) -> SocketCore | None:
+        """The socket bound at inproc `name`, if any (the ZAP handler look-up)."""
+        with self._lock:
+            return self._inproc.get(name)
+
     def inproc_unbind(self, name: str, sock: SocketCore) -> None:
         with self._lock:
             if self._inproc.get(name) is sock:

@@ -212,12 +212,12 @@ class SocketCore:
 
     def _terminate_pipe(self, pipe: Pipe, discard_inbound: bool) -> None:
         """We end a pipe (disconnect, close): the pattern forgets it now."""
+        if discard_inbound:
+            pipe.abandon()  # in_closed: fq drops it at once, later input is ignored
         if pipe in self._pipes:
             self._pipes.discard(pipe)
             self._pipe_sessions.pop(pipe, None)
             self.pattern.pipe_terminated(pipe)
-        if discard_inbound:
-            pipe.drain_inbound()
         pipe.set_owner(None)
         pipe.close()
 
@@ -262,6 +262,10 @@ class SocketCore:
             max_msg_size=o.value(C.MAXMSGSIZE),
             reconnect_ivl=o.value(C.RECONNECT_IVL) / 1000.0,
             reconnect_ivl_max=o.value(C.RECONNECT_IVL_MAX) / 1000.0,
+            # ZMQ_METADATA: application properties (X-...) sent in READY/INITIATE.
+            metadata={
+                name.decode("ascii", "replace"): value for name, value in o.value(C.METADATA)
+            },
             raw=self.type_name == "STREAM",
             stream_notify=bool(o.value(C.STREAM_NOTIFY)),
             mechanism_factory=security.mechanism_factory(o, self.ctx),

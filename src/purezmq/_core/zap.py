@@ -42,13 +42,8 @@ _HANDLER_TYPES = frozenset({"REP", "ROUTER", "SERVER"})
 
 
 def find_handler(ctx: ContextCore) -> SocketCore | None:
-    """The socket bound at inproc://zeromq.zap.01 in `ctx`, if any.
-
-    Reads the context's inproc registry under its lock (the registry has no
-    public look-up; binding and unbinding take the same lock).
-    """
-    with ctx._lock:
-        handler = ctx._inproc.get(ZAP_ENDPOINT)
+    """The socket bound at inproc://zeromq.zap.01 in `ctx`, if any."""
+    handler = ctx.inproc_binder(ZAP_ENDPOINT)
     if handler is None or handler.closed:
         return None
     if handler.type_name not in _HANDLER_TYPES:

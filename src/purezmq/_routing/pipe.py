@@ -384,6 +384,17 @@ class Pipe:
             if owner is not None:
                 owner.read_activated(peer)
 
+    def abandon(self) -> None:
+        """We end this pipe ourselves (disconnect, close): nothing more is read.
+
+        Unlike a peer's close, what is queued or still on its way in is not
+        delivered (libzmq's fq forgets such a pipe at once). The inbound queue
+        is swapped for a fresh one: the peer may still append to the old one
+        for a moment, and nobody reads it any more."""
+        self.drain_inbound()
+        self._in = deque()
+        self.in_closed = True
+
     def drain_inbound(self) -> int:
         """Drop every queued inbound message (pipe teardown). Returns how many."""
         n = 0
