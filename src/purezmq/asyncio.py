@@ -29,7 +29,7 @@ import threading
 import weakref
 from collections import deque
 from collections.abc import Callable, Generator, Sequence
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from purezmq import constants as C
 from purezmq._io.aio import AsyncioDriver, loop_supports_readers
@@ -436,6 +436,9 @@ class Context(_sync_context.Context):
 
     _socket_class = Socket
     _repr_cls = "zmq.asyncio.Context"
+    # Its own Context.instance(), not the sync one (pyzmq declares the same).
+    _instance: ClassVar[_sync_context.Context | None] = None
+    _instance_pid: ClassVar[int | None] = None
 
     def __init__(self, io_threads: Any = 1, shadow: Any = 0) -> None:
         super().__init__(io_threads, shadow)

@@ -526,13 +526,15 @@ class SocketCore:
                     if engine is not None and not engine.read_direct():
                         poller.unregister(fd)  # the connection ended: the driver tidies up
                         del parked[fd]
+            self.process_commands()
+            # Checked after the drain: term() sets `terminating` before it wakes
+            # us, so a wake-up the drain consumed cannot hide it.
             if self._closed:
                 raise ZMQError(
                     errno.ENOTSOCK, "Socket operation on non-socket (closed while waiting)"
                 )
             if ctx.terminating:
                 raise_errno(C.ETERM)
-            self.process_commands()
             if attempt():
                 return
 
@@ -541,11 +543,13 @@ class SocketCore:
         """POLLIN / POLLOUT readiness now (the EVENTS option)."""
         if self._closed:
             raise ZMQError(errno.ENOTSOCK, "Socket operation on non-socket (the socket is closed)")
-        if self.ctx.terminating:
-            raise_errno(C.ETERM)
         if self._sessions:
             self._read_parked()
         self.process_commands()
+        # After draining: a term() wake-up consumed by process_commands is
+        # not lost, because terminating is set before that wake-up is sent.
+        if self.ctx.terminating:
+            raise_errno(C.ETERM)
         ev = 0
         try:
             if self._rcv is not None or self.pattern.has_in():

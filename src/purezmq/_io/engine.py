@@ -242,7 +242,8 @@ class StreamEngine:
         except (BlockingIOError, InterruptedError):
             return True
         except ProtocolError as e:
-            self.io.call_soon(lambda: self._protocol_error(e))
+            err = e  # `e` is unbound once the except block ends
+            self.io.call_soon(lambda: self._protocol_error(err))
             return False
         except OSError:
             self.io.call_soon(self._lost)

@@ -1,0 +1,1 @@
+"""pyzmq's own test suite run against purezmq (see harness.py)."""

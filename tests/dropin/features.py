@@ -1,0 +1,468 @@
+"""Generate the feature tables of docs/compatibility.md from the code.
+
+``python -m tests.dropin.features`` rewrites the ``features`` section; the
+drop-in run (``python -m tests.dropin``) does too. Nothing here is typed by
+hand except the rules below:
+
+- socket types: each type of `constants.SocketType` is created and, for the
+  twelve non-draft types, exchanges a message with its usual peer (STREAM
+  with a plain TCP client);
+- transports: each scheme is bound (and tcp/ipc/inproc carry a message);
+- options: each `SocketOption` is looked up in purezmq's option table
+  (`purezmq._core.options.OPTIONS`): refused -> not yet; a pattern option is
+  supported if its socket types accept it switched on; options that select
+  the security mechanism or act on other options are supported; any other
+  option is supported if the runtime code (the core, the I/O driver, the
+  protocol layer) reads it, and partial ("accepted and stored, no effect") if
+  only the table knows it;
+- API names: every public name of pyzmq 27.3.0 (the installed pyzmq, a test
+  dependency, is the reference: modules, their ``__all__`` or public
+  attributes, and the attributes of its classes) is looked up in purezmq.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+import re
+import socket
+import sys
+import tempfile
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import purezmq as zmq
+from purezmq import constants as C
+
+ROOT = Path(__file__).resolve().parents[2]
+SRC = ROOT / "src" / "purezmq"
+DOC = ROOT / "docs" / "compatibility.md"
+
+SUPPORTED, PARTIAL, NOT_YET = "supported", "partial", "not yet"
+
+#: The twelve socket types of libzmq's stable API, with the peer used to check them.
+PEERS: dict[str, str] = {
+    "PAIR": "PAIR",
+    "PUB": "SUB",
+    "SUB": "PUB",
+    "XPUB": "XSUB",
+    "XSUB": "XPUB",
+    "REQ": "REP",
+    "REP": "REQ",
+    "DEALER": "ROUTER",
+    "ROUTER": "DEALER",
+    "PUSH": "PULL",
+    "PULL": "PUSH",
+    "STREAM": "(raw TCP client)",
+}
+
+
+# ===========================================================================
+# socket types
+# ===========================================================================
+def _exchange(ctx: zmq.Context, kind: str, peer: str) -> bool:
+    """Does a `kind` socket exchange a message with a `peer` socket over inproc?"""
+    a = ctx.socket(getattr(zmq, kind))
+    b = ctx.socket(getattr(zmq, peer))
+    try:
+        for s in (a, b):
+            s.linger = 0
+            s.rcvtimeo = 2000
+            s.sndtimeo = 2000
+        ep = f"inproc://features-{kind}-{id(a)}"
+        a.bind(ep)
+        b.connect(ep)
+        if kind in ("SUB", "XSUB"):
+            pub, sub = b, a
+        elif peer in ("SUB", "XSUB"):
+            pub, sub = a, b
+        else:
+            pub = sub = None
+        if pub is not None and sub is not None:
+            if sub.socket_type == zmq.SUB:
+                sub.subscribe(b"")
+            else:
+                sub.send(b"\x01")
+            if pub.socket_type == zmq.XPUB:
+                pub.recv()  # the subscription
+            for _ in range(40):  # until the subscription has reached the publisher
+                pub.send(b"hello")
+                if sub.poll(50):
+                    return bool(sub.recv() == b"hello")
+            return False
+        # `a` (the type under test) sends first unless it is a receiving type.
+        sender, receiver = (a, b) if kind in ("REQ", "DEALER", "PUSH", "PAIR") else (b, a)
+        sender.send(b"hello")
+        got = receiver.recv_multipart()
+        return got[-1] == b"hello"
+    except zmq.ZMQError:
+        return False
+    finally:
+        a.close(0)
+        b.close(0)
+
+
+def _stream_exchange(ctx: zmq.Context) -> bool:
+    """A STREAM socket echoes to a plain TCP client."""
+    s = ctx.socket(zmq.STREAM)
+    try:
+        s.linger = 0
+        s.rcvtimeo = 2000
+        port = s.bind_to_random_port("tcp://127.0.0.1")
+        with socket.create_connection(("127.0.0.1", port), timeout=2) as raw:
+            raw.sendall(b"hello")
+            while True:
+                rid, data = s.recv_multipart()
+                if data:
+                    break
+            s.send_multipart([rid, b"world"])
+            return raw.recv(5) == b"world" and data == b"hello"
+    except (zmq.ZMQError, OSError, ValueError):
+        return False
+    finally:
+        s.close(0)
+
+
+def socket_type_rows() -> list[tuple[str, str, str]]:
+    rows = []
+    with zmq.Context() as ctx:
+        for st in C.SocketType:
+            name = st.name
+            try:
+                ctx.socket(st).close(0)
+            except zmq.ZMQError as e:
+                rows.append((name, NOT_YET, f"draft socket type: `socket()` raises {e.errno}"))
+                continue
+            if name == "STREAM":
+                ok = _stream_exchange(ctx)
+                how = "echo with a plain TCP client"
+            elif name in PEERS:
+                ok = _exchange(ctx, name, PEERS[name])
+                how = f"message exchanged with {PEERS[name]}"
+            else:
+                rows.append((name, PARTIAL, "created, but not exercised here"))
+                continue
+            rows.append((name, SUPPORTED if ok else PARTIAL, how if ok else f"FAILED: {how}"))
+    return rows
+
+
+# ===========================================================================
+# transports
+# ===========================================================================
+TRANSPORTS = ("tcp", "ipc", "inproc", "pgm", "epgm", "tipc", "vmci", "udp", "ws", "wss", "norm")
+
+
+def transport_rows() -> list[tuple[str, str, str]]:
+    rows = []
+    tmp = tempfile.mkdtemp(prefix="pzf-", dir="/tmp")
+    endpoints = {
+        "tcp": "tcp://127.0.0.1:*",
+        "ipc": f"ipc://{tmp}/s",
+        "inproc": "inproc://features-transport",
+        "pgm": "pgm://127.0.0.1;239.192.1.1:5555",
+        "epgm": "epgm://127.0.0.1;239.192.1.1:5555",
+        "tipc": "tipc://{5560,0,0}",
+        "vmci": "vmci://1:5555",
+        "udp": "udp://127.0.0.1:5555",
+        "ws": "ws://127.0.0.1:5555",
+        "wss": "wss://127.0.0.1:5555",
+        "norm": "norm://127.0.0.1:5555",
+    }
+    try:
+        with zmq.Context() as ctx:
+            for name in TRANSPORTS:
+                a = ctx.socket(zmq.PAIR)
+                b = ctx.socket(zmq.PAIR)
+                a.linger = b.linger = 0
+                b.rcvtimeo = 2000
+                try:
+                    a.bind(endpoints[name])
+                    b.connect(a.last_endpoint)
+                    a.send(b"ping")
+                    ok = b.recv() == b"ping"
+                    rows.append((name, SUPPORTED if ok else PARTIAL, "PAIR message exchanged"))
+                except zmq.ZMQError as e:
+                    rows.append((name, NOT_YET, f"bind raises {C.Errno(e.errno).name}"))
+                finally:
+                    a.close(0)
+                    b.close(0)
+    finally:
+        with contextlib.suppress(OSError):
+            for f in os.listdir(tmp):
+                os.unlink(os.path.join(tmp, f))
+            os.rmdir(tmp)
+    return rows
+
+
+# ===========================================================================
+# options
+# ===========================================================================
+def _runtime_sources() -> str:
+    """The code that acts on options: everything but the option table itself."""
+    parts = []
+    for path in sorted(SRC.rglob("*.py")):
+        rel = path.relative_to(SRC).as_posix()
+        if rel in ("constants.py", "_core/options.py") or rel.startswith(("sugar/", "perf/")):
+            continue
+        parts.append(path.read_text(encoding="utf-8"))
+    return "\n".join(parts)
+
+
+def option_rows() -> list[tuple[str, str, str]]:
+    from purezmq._core import options as opts
+
+    code = _runtime_sources()
+    features = opts.DEFAULT_FEATURES
+    mechanism_options = {int(n) for n in (*opts._SERVER_OPTIONS, *opts._MECHANISM_OF)}
+    rows = []
+    with zmq.Context() as ctx:
+        for o in C.SocketOption:
+            spec = opts.OPTIONS.get(int(o))
+            name = o.name
+            if spec is None:
+                rows.append((name, NOT_YET, "unknown to purezmq"))
+                continue
+            if spec.hint:
+                rows.append((name, SUPPORTED, f"refused as in libzmq 4: {spec.hint}"))
+                continue
+            missing = sorted(spec.requires - features)
+            if missing:
+                why = f"needs {', '.join(missing)} (EINVAL, as libzmq without it)"
+                rows.append((name, NOT_YET, why))
+                continue
+            if not spec.settable:
+                rows.append((name, SUPPORTED, "read-only, reported by the socket"))
+                continue
+            if spec.pattern_name is not None:
+                rows.append(_pattern_row(ctx, name, spec))
+                continue
+            if int(o) in mechanism_options:
+                rows.append((name, SUPPORTED, "selects the security mechanism"))
+                continue
+            if spec.storage is opts.Storage.NONE:
+                rows.append((name, SUPPORTED, "an action on the socket's options"))
+                continue
+            used = re.search(rf"\b\w+\.{name}\b", code) is not None
+            if used:
+                rows.append((name, SUPPORTED, "applied"))
+            else:
+                rows.append((name, PARTIAL, "accepted and stored; no effect in purezmq"))
+    return rows
+
+
+def _pattern_row(ctx: zmq.Context, name: str, spec: Any) -> tuple[str, str, str]:
+    types = sorted(spec.socket_types or (), key=int)
+    ok, bad = [], []
+    for st in types:
+        s = ctx.socket(st)
+        try:
+            value: Any = b"x" if spec.kind.name in ("BINARY", "STRING") else 1
+            if name in ("SUBSCRIBE", "UNSUBSCRIBE") and st != zmq.SUB:
+                s.set(zmq.XPUB_MANUAL, 1)
+            s.set(getattr(zmq, name), value)
+            ok.append(C.SocketType(st).name)
+        except zmq.ZMQError:
+            bad.append(C.SocketType(st).name)
+        finally:
+            s.close(0)
+    if not bad:
+        return (name, SUPPORTED, "pattern option: " + ", ".join(ok))
+    if ok:
+        return (name, PARTIAL, f"pattern option: {', '.join(ok)}; not yet: {', '.join(bad)}")
+    return (name, NOT_YET, "pattern option refused when switched on: " + ", ".join(bad))
+
+
+# ===========================================================================
+# API names (pyzmq 27.3.0 is the reference)
+# ===========================================================================
+#: pyzmq modules and why one may not be importable as a reference here.
+API_MODULES = (
+    "zmq",
+    "zmq.constants",
+    "zmq.error",
+    "zmq.backend",
+    "zmq.sugar",
+    "zmq.sugar.context",
+    "zmq.sugar.socket",
+    "zmq.sugar.frame",
+    "zmq.sugar.poll",
+    "zmq.sugar.tracker",
+    "zmq.sugar.version",
+    "zmq.sugar.stopwatch",
+    "zmq.sugar.attrsettr",
+    "zmq.devices",
+    "zmq.devices.basedevice",
+    "zmq.devices.proxydevice",
+    "zmq.devices.proxysteerabledevice",
+    "zmq.devices.monitoredqueue",
+    "zmq.devices.monitoredqueuedevice",
+    "zmq.decorators",
+    "zmq.log.handlers",
+    "zmq.utils.monitor",
+    "zmq.utils.jsonapi",
+    "zmq.utils.strtypes",
+    "zmq.utils.z85",
+    "zmq.utils.win32",
+    "zmq.utils.garbage",
+    "zmq.utils.interop",
+    "zmq.asyncio",
+    "zmq.auth",
+    "zmq.auth.base",
+    "zmq.auth.thread",
+    "zmq.auth.asyncio",
+    "zmq.auth.certs",
+    "zmq.curve_keygen",
+    "zmq.eventloop.ioloop",
+    "zmq.eventloop.zmqstream",
+    "zmq.eventloop.future",
+    "zmq.green",
+    "zmq.ssh.tunnel",
+)
+
+
+@contextlib.contextmanager
+def _real_pyzmq() -> Iterator[Any]:
+    """Import the installed pyzmq (even if a shim is on the path)."""
+    saved = {k: v for k, v in sys.modules.items() if k == "zmq" or k.startswith("zmq.")}
+    for k in saved:
+        del sys.modules[k]
+    try:
+        yield importlib.import_module("zmq")
+    finally:
+        for k in [k for k in sys.modules if k == "zmq" or k.startswith("zmq.")]:
+            del sys.modules[k]
+        sys.modules.update(saved)
+
+
+def _public(mod: Any) -> list[str]:
+    """A module's ``__all__``, or else the classes, functions and objects it defines."""
+    names = getattr(mod, "__all__", None)
+    if names is None:
+        names = [
+            n
+            for n, v in vars(mod).items()
+            if not n.startswith("_")
+            and not isinstance(v, type(sys))
+            and getattr(v, "__module__", None) == mod.__name__
+        ]
+    return sorted(set(names))
+
+
+def _attrs(obj: Any) -> list[str]:
+    return sorted(n for n in dir(obj) if not n.startswith("_"))
+
+
+def _instances(z: Any) -> Iterator[tuple[str, Any]]:
+    """One instance of each class of `API_CLASSES` (attributes set in __init__ count)."""
+    ctx = z.Context()
+    sock = ctx.socket(z.PUSH)
+    try:
+        yield "Context", ctx
+        yield "Socket", sock
+        yield "Frame", z.Frame(b"x")
+        yield "Poller", z.Poller()
+        yield "MessageTracker", z.MessageTracker()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # pyzmq deprecates it
+            yield "Stopwatch", z.Stopwatch()
+        yield "ZMQError", z.ZMQError(1)
+    finally:
+        sock.close(0)
+        ctx.term()
+
+
+def api_rows() -> list[tuple[str, str, str]]:
+    reference: dict[str, list[str] | str] = {}
+    classes: dict[str, list[str]] = {}
+    constants: list[tuple[str, int]] = []
+    with _real_pyzmq() as pyzmq:
+        for modname in API_MODULES:
+            try:
+                mod = importlib.import_module(modname)
+            except Exception as e:
+                reference[modname] = f"(reference not importable here: {type(e).__name__})"
+                continue
+            reference[modname] = _public(mod)
+        for cname, obj in _instances(pyzmq):
+            classes[cname] = _attrs(obj)
+        constants = [
+            (n, int(getattr(pyzmq.constants, n)))
+            for n in pyzmq.constants.__all__
+            if isinstance(getattr(pyzmq.constants, n), int)
+        ]
+    rows = []
+    for modname, names in reference.items():
+        ours = "purezmq" + modname[len("zmq") :]
+        try:
+            mod = importlib.import_module(ours)
+        except ImportError as e:
+            rows.append((f"`{modname}`", NOT_YET, f"no module ({e.name or e})"))
+            continue
+        except Exception as e:
+            rows.append((f"`{modname}`", NOT_YET, f"import fails: {type(e).__name__}: {e}"))
+            continue
+        if isinstance(names, str):
+            rows.append((f"`{modname}`", SUPPORTED, f"importable {names}"))
+            continue
+        missing = [n for n in names if not hasattr(mod, n)]
+        rows.append(_count_row(f"`{modname}`", names, missing))
+    for cname, obj in _instances(zmq):
+        names = classes[cname]
+        listed = set(dir(obj))
+        missing = [n for n in names if n not in listed and not hasattr(obj, n)]
+        rows.append(_count_row(f"`zmq.{cname}` attributes", names, missing))
+    wrong = [n for n, v in constants if getattr(C, n, None) != v]
+    rows.append(_count_row("constants (`zmq.constants.__all__`, by value)", constants, wrong))
+    return rows
+
+
+def _count_row(label: str, names: list[Any], missing: list[str]) -> tuple[str, str, str]:
+    total = len(names)
+    have = total - len(missing)
+    if not total:
+        return (label, SUPPORTED, "importable (no public names of its own)")
+    if not missing:
+        return (label, SUPPORTED, f"{have}/{total} names")
+    status = PARTIAL if have else NOT_YET
+    shown = ", ".join(f"`{n}`" for n in missing[:12]) + (" ..." if len(missing) > 12 else "")
+    return (label, status, f"{have}/{total} names; missing: {shown}")
+
+
+# ===========================================================================
+# render
+# ===========================================================================
+def _table(title: str, head: str, rows: list[tuple[str, str, str]]) -> list[str]:
+    counts = {k: sum(1 for r in rows if r[1] == k) for k in (SUPPORTED, PARTIAL, NOT_YET)}
+    summary = ", ".join(f"{v} {k}" for k, v in counts.items() if v)
+    out = [f"### {title} ({summary})", "", f"| {head} | status | how it was determined |"]
+    out.append("|---|---|---|")
+    out.extend(f"| {a} | {b} | {c.replace('|', '/')} |" for a, b, c in rows)
+    out.append("")
+    return out
+
+
+def render() -> str:
+    out = [
+        "Generated by `python -m tests.dropin.features` from the code itself (see the "
+        "module's docstring for the rules): nothing in these tables is typed by hand.",
+        "",
+    ]
+    out += _table("Socket types", "type", socket_type_rows())
+    out += _table("Transports", "transport", transport_rows())
+    out += _table("Socket options", "option", option_rows())
+    out += _table("API names (against pyzmq 27.3.0)", "pyzmq module or class", api_rows())
+    return "\n".join(out)
+
+
+def write_docs() -> bool:
+    from .harness import update_section
+
+    return update_section(DOC, "features", render())
+
+
+if __name__ == "__main__":
+    changed = write_docs()
+    print(f"{DOC}: {'updated' if changed else 'unchanged'}")
