@@ -26,6 +26,7 @@ import errno
 import json
 import pickle
 import threading
+import warnings
 import weakref
 from collections import deque
 from collections.abc import Callable, Generator, Sequence
@@ -383,9 +384,22 @@ class Socket(_sync_socket.Socket):
         loop = self._get_loop()
         fut = self._add(_POLL, (int(flags),), nonblock=False)
         if timeout is not None and timeout >= 0 and not fut.done():
+            if timeout == 0:
+                fut.set_result(0)  # nothing ready now: a zero timeout answers at once
+                return fut
             handle = loop.call_later(timeout / 1000.0, _resolve, fut, 0)
             fut.add_done_callback(lambda f: handle.cancel())
         return fut
+
+    @property
+    def _recv_futures(self) -> list[asyncio.Future[Any]]:
+        """Pending receives and polls (pyzmq's name; its tests look at it)."""
+        return [op.future for op in self._ops if _DIRECTION[op.kind] != 1]
+
+    @property
+    def _send_futures(self) -> list[asyncio.Future[Any]]:
+        """Pending sends (pyzmq's name)."""
+        return [op.future for op in self._ops if _DIRECTION[op.kind] == 1]
 
     def close(self, linger: int | None = None) -> None:
         """Close; pending futures are cancelled (as pyzmq), saying why."""
@@ -516,4 +530,25 @@ def _watch(
     return stop
 
 
-__all__ = ["Context", "Poller", "Socket"]
+class ZMQEventLoop(asyncio.SelectorEventLoop):
+    """pyzmq's old event loop class: any loop works now (deprecated there too)."""
+
+    def __init__(self, selector: Any = None) -> None:
+        warnings.warn(
+            "ZMQEventLoop is deprecated: purezmq.asyncio works with any selector loop",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        super().__init__(selector)
+
+
+def install() -> None:
+    """pyzmq's old loop installer: nothing to install (deprecated there too)."""
+    warnings.warn(
+        "purezmq.asyncio.install() is not needed: any selector event loop works",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+
+
+__all__ = ["Context", "Poller", "Socket", "ZMQEventLoop", "install"]
