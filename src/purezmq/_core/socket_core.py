@@ -706,9 +706,7 @@ class SocketCore:
         rid: bytes = o.value(C.CONNECT_ROUTING_ID)
         if rid:  # applies to this connect only
             o.store(C.CONNECT_ROUTING_ID, b"")
-        config = replace(
-            self.make_session_config(addr, connect_side=True), connect_routing_id=rid
-        )
+        config = replace(self.make_session_config(addr, connect_side=True), connect_routing_id=rid)
         session = Session(self, config)
         session.on_done = self.session_done
         with self._post_lock:

@@ -10,7 +10,18 @@ with libzmq's names, arguments and methods:
 - ``inproc_thr`` / ``inproc_lat`` run both ends in one process on two threads.
 
 ``--impl zmq`` runs the same tool on pyzmq (libzmq) for side-by-side numbers;
-``--json`` prints one JSON object instead of libzmq's text.
+``--json`` prints one JSON object instead of libzmq's text; ``--async`` runs
+the six tools above on ``<impl>.asyncio`` with awaited sends and receives
+(``--loop uvloop`` for uvloop); ``--ready-file F`` makes a binding tool write
+its endpoint(s) to F once bound, for harnesses.
+
+Beyond libzmq's set, for benchmarks/run.py:
+
+- ``fanout_pub`` / ``fanout_sub``: one PUB to K SUB sockets in several
+  processes, delivered rate and drops (``perf.fanout``);
+- ``idle_router`` / ``idle_dealers``: RSS and idle CPU of 1,000 idle
+  connections; ``stall_pub`` / ``stall_sub``: RSS of a PUB whose subscriber
+  stopped reading (``perf.memory``).
 """
 
 from __future__ import annotations

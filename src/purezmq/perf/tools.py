@@ -1,32 +1,22 @@
 """The perf tools themselves (see the package docstring).
 
 Every tool takes the module to measure as a parameter, so the same code
-measures purezmq and pyzmq: only the import differs.
+measures purezmq and pyzmq: only the import differs. This module holds the
+synchronous throughput and latency tools, the argument parser and the tool
+table; ``aio`` has their asyncio twins, ``fanout`` the PUB/SUB fan-out pair
+and ``memory`` the memory scenarios.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
-import json
 import sys
 import threading
 import time
-from types import ModuleType
+from collections.abc import Callable
 from typing import Any
 
-
-def _impl(name: str) -> ModuleType:
-    return importlib.import_module(name)
-
-
-def _report(args: argparse.Namespace, text: list[str], data: dict[str, Any]) -> dict[str, Any]:
-    data = {"tool": args.tool, "impl": args.impl, **data}
-    if args.json:
-        print(json.dumps(data), flush=True)
-    else:
-        print("\n".join(text), flush=True)
-    return data
+from ._common import endpoint_of, hold, impl, report, touch
 
 
 # ----------------------------------------------------------------- throughput
@@ -40,14 +30,14 @@ def _receive_timed(sock: Any, count: int) -> float:
     return time.perf_counter() - start
 
 
-def _send(zmq: ModuleType, sock: Any, size: int, count: int) -> None:
+def _send(sock: Any, size: int, count: int) -> None:
     msg = b"\0" * size
     send = sock.send
     for _ in range(count):
         send(msg)
 
 
-def _throughput_report(args: argparse.Namespace, elapsed: float) -> dict[str, Any]:
+def throughput_report(args: argparse.Namespace, elapsed: float) -> dict[str, Any]:
     size, count = args.size, args.count
     rate = (count - 1) / elapsed if elapsed > 0 else float("inf")
     mbps = rate * size * 8 / 1e6
@@ -58,35 +48,37 @@ def _throughput_report(args: argparse.Namespace, elapsed: float) -> dict[str, An
         f"mean throughput: {mbps:.3f} [Mb/s]",
     ]
     data = {"size": size, "count": count, "msg_per_s": rate, "mbit_per_s": mbps}
-    return _report(args, text, data)
+    data["elapsed_s"] = elapsed
+    return report(args, text, data)
 
 
 def local_thr(args: argparse.Namespace) -> dict[str, Any]:
-    zmq = _impl(args.impl)
+    zmq = impl(args.impl)
     ctx = zmq.Context()
     sock = ctx.socket(zmq.PULL)
     sock.bind(args.endpoint)
-    if args.ready_file:
-        _touch(args.ready_file, sock.get(zmq.LAST_ENDPOINT).decode())
+    touch(args.ready_file, endpoint_of(zmq, sock))
     elapsed = _receive_timed(sock, args.count)
+    touch(args.done_file, "done")
     sock.close()
     ctx.term()
-    return _throughput_report(args, elapsed)
+    return throughput_report(args, elapsed)
 
 
 def remote_thr(args: argparse.Namespace) -> dict[str, Any]:
-    zmq = _impl(args.impl)
+    zmq = impl(args.impl)
     ctx = zmq.Context()
     sock = ctx.socket(zmq.PUSH)
     sock.connect(args.endpoint)
-    _send(zmq, sock, args.size, args.count)
+    _send(sock, args.size, args.count)
+    hold(args.hold_file, args.timeout)
     sock.close(linger=-1)
     ctx.term()
     return {}
 
 
 def inproc_thr(args: argparse.Namespace) -> dict[str, Any]:
-    zmq = _impl(args.impl)
+    zmq = impl(args.impl)
     ctx = zmq.Context()
     sink = ctx.socket(zmq.PULL)
     sink.bind("inproc://thr_test")
@@ -94,7 +86,7 @@ def inproc_thr(args: argparse.Namespace) -> dict[str, Any]:
     def sender() -> None:
         s = ctx.socket(zmq.PUSH)
         s.connect("inproc://thr_test")
-        _send(zmq, s, args.size, args.count)
+        _send(s, args.size, args.count)
         s.close(linger=-1)
 
     t = threading.Thread(target=sender)
@@ -103,7 +95,7 @@ def inproc_thr(args: argparse.Namespace) -> dict[str, Any]:
     t.join()
     sink.close()
     ctx.term()
-    return _throughput_report(args, elapsed)
+    return throughput_report(args, elapsed)
 
 
 # ----------------------------------------------------------------- latency
@@ -129,7 +121,8 @@ def _round_trips(sock: Any, size: int, count: int, warmup: int) -> list[float]:
     return samples
 
 
-def _latency_report(args: argparse.Namespace, rtts: list[float]) -> dict[str, Any]:
+def latency_report(args: argparse.Namespace, rtts: list[float]) -> dict[str, Any]:
+    """libzmq's figure (half the mean round trip) plus percentiles of RTT/2."""
     halves = sorted(r / 2 * 1e6 for r in rtts)
     mean = sum(halves) / len(halves)
     p50 = halves[len(halves) // 2]
@@ -142,17 +135,16 @@ def _latency_report(args: argparse.Namespace, rtts: list[float]) -> dict[str, An
         f"p99 latency: {p99:.3f} [us]",
     ]
     data = {"size": args.size, "count": args.count, "latency_us": mean}
-    data.update(p50_us=p50, p99_us=p99)
-    return _report(args, text, data)
+    data.update(p50_us=p50, p99_us=p99, min_us=halves[0], warmup=args.warmup)
+    return report(args, text, data)
 
 
 def local_lat(args: argparse.Namespace) -> dict[str, Any]:
-    zmq = _impl(args.impl)
+    zmq = impl(args.impl)
     ctx = zmq.Context()
     sock = ctx.socket(zmq.REP)
     sock.bind(args.endpoint)
-    if args.ready_file:
-        _touch(args.ready_file, sock.get(zmq.LAST_ENDPOINT).decode())
+    touch(args.ready_file, endpoint_of(zmq, sock))
     _echo(sock, args.count + args.warmup)
     sock.close(linger=-1)
     ctx.term()
@@ -160,18 +152,18 @@ def local_lat(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def remote_lat(args: argparse.Namespace) -> dict[str, Any]:
-    zmq = _impl(args.impl)
+    zmq = impl(args.impl)
     ctx = zmq.Context()
     sock = ctx.socket(zmq.REQ)
     sock.connect(args.endpoint)
     rtts = _round_trips(sock, args.size, args.count, args.warmup)
     sock.close()
     ctx.term()
-    return _latency_report(args, rtts)
+    return latency_report(args, rtts)
 
 
 def inproc_lat(args: argparse.Namespace) -> dict[str, Any]:
-    zmq = _impl(args.impl)
+    zmq = impl(args.impl)
     ctx = zmq.Context()
     rep = ctx.socket(zmq.REP)
     rep.bind("inproc://lat_test")
@@ -184,57 +176,118 @@ def inproc_lat(args: argparse.Namespace) -> dict[str, Any]:
     req.close()
     rep.close()
     ctx.term()
-    return _latency_report(args, rtts)
+    return latency_report(args, rtts)
 
 
-def _touch(path: str, endpoint: str) -> None:
-    """Tell a harness we are bound (and where): it starts the other side then."""
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(endpoint)
+# ----------------------------------------------------------------- the table
+Tool = Callable[[argparse.Namespace], dict[str, Any]]
 
-
-TOOLS = {
-    "local_thr": (local_thr, True),
-    "remote_thr": (remote_thr, True),
-    "inproc_thr": (inproc_thr, False),
-    "local_lat": (local_lat, True),
-    "remote_lat": (remote_lat, True),
-    "inproc_lat": (inproc_lat, False),
+#: tool -> (positional arguments, whether --async applies)
+_SHAPES: dict[str, tuple[tuple[str, ...], bool]] = {
+    "local_thr": (("endpoint", "size", "count"), True),
+    "remote_thr": (("endpoint", "size", "count"), True),
+    "inproc_thr": (("size", "count"), True),
+    "local_lat": (("endpoint", "size", "count"), True),
+    "remote_lat": (("endpoint", "size", "count"), True),
+    "inproc_lat": (("size", "count"), True),
+    "fanout_pub": (("endpoint", "size", "count"), False),
+    "fanout_sub": (("endpoint", "size", "count"), False),
+    "idle_router": (("endpoint", "connections"), False),
+    "idle_dealers": (("endpoint", "connections"), False),
+    "stall_pub": (("endpoint", "size", "count"), False),
+    "stall_sub": (("endpoint",), False),
 }
+
+
+def _tool(name: str, use_async: bool) -> Tool:
+    from . import aio, fanout, memory
+
+    sync: dict[str, Tool] = {
+        "local_thr": local_thr,
+        "remote_thr": remote_thr,
+        "inproc_thr": inproc_thr,
+        "local_lat": local_lat,
+        "remote_lat": remote_lat,
+        "inproc_lat": inproc_lat,
+        "fanout_pub": fanout.fanout_pub,
+        "fanout_sub": fanout.fanout_sub,
+        "idle_router": memory.idle_router,
+        "idle_dealers": memory.idle_dealers,
+        "stall_pub": memory.stall_pub,
+        "stall_sub": memory.stall_sub,
+    }
+    if use_async:
+        return aio.TOOLS[name]
+    return sync[name]
+
+
+TOOLS = sorted(_SHAPES)
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m purezmq.perf",
         description="libzmq's perf tools (local_thr, remote_thr, local_lat, remote_lat, "
-        "inproc_thr, inproc_lat) on purezmq or, with --impl zmq, on pyzmq.",
+        "inproc_thr, inproc_lat) on purezmq or, with --impl zmq, on pyzmq; --async runs "
+        "them on <impl>.asyncio. Also: fanout_pub/fanout_sub (PUB/SUB fan-out), "
+        "idle_router/idle_dealers (memory of idle connections), stall_pub/stall_sub "
+        "(memory of a PUB whose subscriber stopped reading).",
     )
-    p.add_argument("tool", choices=sorted(TOOLS))
+    p.add_argument("tool", choices=TOOLS)
     p.add_argument("args", nargs="+", help="[endpoint] message-size message/roundtrip-count")
     p.add_argument("--impl", default="purezmq", help="module to measure (purezmq or zmq)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--warmup", type=int, default=1000, help="untimed round trips (latency)")
-    p.add_argument("--ready-file", help="write the bound endpoint here once bound")
+    p.add_argument("--ready-file", help="write the bound endpoint(s) here once bound")
+    p.add_argument("--done-file", help="local_thr: write this file once every message is in")
+    p.add_argument(
+        "--hold-file",
+        help="remote_thr: keep the connection open until this file exists (see _common.hold)",
+    )
+    p.add_argument(
+        "--async",
+        dest="use_async",
+        action="store_true",
+        help="use <impl>.asyncio with awaitable send/recv (thr and lat tools)",
+    )
+    p.add_argument("--loop", choices=("asyncio", "uvloop"), default="asyncio")
+    g = p.add_argument_group("fan-out and memory tools")
+    g.add_argument("--sub-procs", type=int, default=1, help="fanout_pub: subscriber processes")
+    g.add_argument("--sockets", type=int, default=1, help="fanout_sub: SUB sockets here")
+    g.add_argument("--control", help="control endpoint printed in the publisher's ready file")
+    g.add_argument(
+        "--hwm",
+        type=int,
+        default=None,
+        help="SNDHWM/RCVHWM for fanout (default 0: unbounded) and stall (default 1000)",
+    )
+    g.add_argument("--timeout", type=float, default=120.0, help="give up after this [s]")
+    g.add_argument("--idle", type=float, default=2.0, help="idle seconds before measuring")
+    g.add_argument("--rss-limit-mb", type=int, default=2048, help="stall_pub: stop above")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    fn, needs_endpoint = TOOLS[args.tool]
-    expected = 3 if needs_endpoint else 2
-    if len(args.args) != expected:
-        usage = "<endpoint> " if needs_endpoint else ""
-        parser.error(f"usage: {args.tool} {usage}<message-size> <count>")
-    if needs_endpoint:
-        args.endpoint = args.args[0]
+    names, asyncable = _SHAPES[args.tool]
+    if args.use_async and not asyncable:
+        parser.error(f"{args.tool} has no --async variant")
+    if len(args.args) != len(names):
+        parser.error(f"usage: {args.tool} " + " ".join(f"<{n}>" for n in names))
+    values = dict(zip(names, args.args, strict=True))
+    args.endpoint = values.get("endpoint")
     try:
-        args.size, args.count = int(args.args[-2]), int(args.args[-1])
+        args.size = int(values.get("size", 0))
+        args.count = int(values.get("count", 2))
+        args.connections = int(values.get("connections", 0))
     except ValueError:
-        parser.error("message size and count must be integers")
+        parser.error("message size and counts must be integers")
     if args.size < 0 or args.count < 2:
         parser.error("message size must be >= 0 and count >= 2")
-    fn(args)
+    if "size" in values and args.tool.startswith(("fanout", "stall")) and args.size < 1:
+        parser.error(f"{args.tool} needs messages of at least 1 byte (a type tag)")
+    _tool(args.tool, args.use_async)(args)
     return 0
 
 

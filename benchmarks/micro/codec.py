@@ -1,7 +1,8 @@
-"""Micro-benchmark of the ZMTP codec (a script, not a test: pytest only
-collects test_*.py).
+"""Micro-benchmark of the ZMTP codec (not collected by pytest: benchmarks/ is
+outside its testpaths).
 
-    .venv/bin/python tests/unit/zmtp/bench_codec.py [--quick]
+    .venv/bin/python benchmarks/micro/run.py codec [--quick]
+    .venv/bin/python benchmarks/micro/codec.py [--quick]
 
 Measures, best of several runs:
 - parse: single-frame messages of 1/64/1024 bytes parsed by ``pull`` out of
@@ -160,8 +161,8 @@ def bench_raw_bytearray(frame_size: int, frames: int, repeat: int) -> float:
     return frames * frame_size / best(run, repeat) / 1e6
 
 
-def main() -> None:
-    quick = "--quick" in sys.argv
+def main(argv: list[str] | None = None) -> None:
+    quick = "--quick" in (sys.argv[1:] if argv is None else argv)
     repeat = 3 if quick else 7
     print(f"CPython {sys.version.split()[0]}, best of {repeat}")
     rounds = 20 if quick else 60

@@ -1,6 +1,7 @@
 """Micro-benchmark of the routing layer: ns per message (not collected by pytest).
 
-    .venv/bin/python tests/unit/routing/bench_routing.py [--quick]
+    .venv/bin/python benchmarks/micro/run.py routing [--quick]
+    .venv/bin/python benchmarks/micro/routing.py [--quick]
 
 Each case runs batches of messages through real pipes with nobody on the
 other side but the benchmark: sends are timed with the peer's queue emptied
@@ -292,9 +293,9 @@ CASES: list[tuple[str, Callable[[], float]]] = [
 ]
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     global REPEATS
-    if "--quick" in sys.argv:
+    if "--quick" in (sys.argv[1:] if argv is None else argv):
         REPEATS = 2
     width = max(len(name) for name, _ in CASES)
     print(f"{'case':<{width}}  ns/msg")

@@ -1,0 +1,684 @@
+"""docs/benchmarks.md from cells: tables, targets, machine, method.
+
+Everything here is generated except the sections it preserves: the
+"Design log" section of the existing file (the lead writes there), any
+section of the existing file whose title mentions the journal or Spark, and
+the files benchmarks/sections/*.md (included verbatim; their sections win
+over preserved ones with the same title).
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from pathlib import Path
+from typing import Any
+
+from .matrix import IMPL_LABEL, size_label
+from .summary import PURE, PYZMQ, TARGETS, Cell, Side, target_summary
+
+DESIGN_LOG = re.compile(r"^##\s+design log", re.IGNORECASE)
+OTHER_OWNED = re.compile(r"^##\s+.*\b(journal|spark)", re.IGNORECASE)
+DESIGN_LOG_TEMPLATE = """## Design log: what each change bought
+
+<!-- Kept verbatim by benchmarks/render.py: write here, it survives re-rendering. -->
+
+One entry per optimisation: the change (commit), the cells it moved and by
+how much (before -> after, same machine, same command), and why it helped.
+
+| change | cells | before | after | why |
+|---|---|---|---|---|
+| *(none yet)* | | | | |
+"""
+
+
+# ----------------------------------------------------------------- formatting
+def rate(x: float | None) -> str:
+    if x is None:
+        return "-"
+    if x >= 1e6:
+        return f"{x / 1e6:.2f}M"
+    if x >= 1e4:
+        return f"{x / 1e3:.1f}k"
+    if x >= 1e3:
+        return f"{x / 1e3:.2f}k"
+    return f"{x:.0f}"
+
+
+def usec(x: float | None) -> str:
+    return "-" if x is None else (f"{x:.1f}" if x < 1000 else f"{x:,.0f}")
+
+
+def kib(x: float | None) -> str:
+    if x is None:
+        return "-"
+    return f"{x / 1024:.1f} MiB" if abs(x) >= 1024 else f"{x:.0f} KiB"
+
+
+def ratio(x: float | None) -> str:
+    return "-" if x is None else f"{x:.2f}x"
+
+
+def met(c: Cell) -> str:
+    m = c.met
+    return "" if m is None else ("met" if m else "**missed**")
+
+
+def bg(c: Cell, threshold: float) -> str:
+    b = c.bg_max
+    return f"⚠ {b:.0%}" if b > threshold else f"{b:.0%}"
+
+
+def _spread(side: Side, fmt: Any) -> str:
+    if side.median is None:
+        return "**failed**" if side.failures else "-"
+    text = fmt(side.median)
+    if len(side.values) > 1:
+        text += f"<br><sub>{fmt(min(side.values))} - {fmt(max(side.values))}</sub>"
+    if side.failures:
+        text += f"<br><sub>{len(side.failures)} failed</sub>"
+    return text
+
+
+def _table(head: list[str], rows: list[list[str]]) -> list[str]:
+    out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return out
+
+
+def _failures(cells: list[Cell]) -> list[str]:
+    out = []
+    for c in cells:
+        for impl, side in c.sides.items():
+            for err in side.failures:
+                first = err.strip().splitlines()[0] if err.strip() else "failed"
+                out.append(f"- `{c.key}` on {IMPL_LABEL.get(impl, impl)}: {first[:300]}")
+    return ["", "Failed repetitions:", "", *out] if out else []
+
+
+# ----------------------------------------------------------------- sections
+def targets_section(cells: list[Cell]) -> list[str]:
+    rows = []
+    for row in target_summary(cells):
+        t = row["target"]
+        worst = row["worst"]
+        worst_txt = f"{ratio(worst.ratio)} (`{worst.key}`)" if worst else "-"
+        verdict = (
+            "-"
+            if not row["measured"]
+            else (
+                "**all met**"
+                if row["met"] == row["measured"]
+                else f"{row['met']} of {row['measured']}"
+            )
+        )
+        rows.append([t.name, t.label, str(row["cells"]), verdict, worst_txt])
+    total = sum(r["measured"] for r in target_summary(cells))
+    good = sum(r["met"] for r in target_summary(cells))
+    return [
+        "## Targets",
+        "",
+        "Ratios are purezmq / pyzmq, medians of the repetitions, measured in the same run. "
+        "For throughput higher is better, for latency lower is better.",
+        "",
+        f"**{good} of {total} target cells met.**",
+        "",
+        *_table(["target", "required ratio", "cells", "met", "worst cell"], rows),
+    ]
+
+
+def thr_section(cells: list[Cell], mode: str, threshold: float) -> list[str]:
+    mine = [c for c in cells if c.scn["group"] == "thr" and c.scn["mode"] == mode]
+    if not mine:
+        return []
+    rows = []
+    for c in mine:
+        s = c.scn
+        mbs = [c.side(i).median for i in (PURE, PYZMQ)]
+        mb = " / ".join("-" if m is None else f"{m * s['size'] / 1e6:,.0f}" for m in mbs)
+        rows.append(
+            [
+                s["transport"],
+                size_label(s["size"]),
+                f"{s['count']:,}",
+                _spread(c.side(PURE), rate),
+                _spread(c.side(PYZMQ), rate),
+                ratio(c.ratio),
+                c.target.label if c.target else "",
+                met(c),
+                mb,
+                bg(c, threshold),
+            ]
+        )
+    title = "sync" if mode == "sync" else "asyncio (`purezmq.asyncio` vs `zmq.asyncio`)"
+    return [
+        f"### Throughput, {title}",
+        "",
+        *_table(
+            [
+                "transport",
+                "size",
+                "messages",
+                "purezmq msg/s",
+                "pyzmq msg/s",
+                "ratio",
+                "target",
+                "met?",
+                "MB/s purezmq / pyzmq",
+                "bg",
+            ],
+            rows,
+        ),
+        *_failures(mine),
+    ]
+
+
+def lat_section(cells: list[Cell], mode: str, threshold: float) -> list[str]:
+    mine = [c for c in cells if c.scn["group"] == "lat" and c.scn["mode"] == mode]
+    if not mine:
+        return []
+    rows = []
+    for c in mine:
+        s = c.scn
+        pct = []
+        for impl in (PURE, PYZMQ):
+            side = c.side(impl)
+            p50, p99 = side.med(lambda r: r["p50_us"]), side.med(lambda r: r["p99_us"])
+            pct.append(f"{usec(p50)} / {usec(p99)}")
+        rows.append(
+            [
+                s["transport"],
+                size_label(s["size"]),
+                f"{s['count']:,}",
+                _spread(c.side(PURE), usec),
+                _spread(c.side(PYZMQ), usec),
+                ratio(c.ratio),
+                c.target.label if c.target else "",
+                met(c),
+                pct[0],
+                pct[1],
+                bg(c, threshold),
+            ]
+        )
+    title = "sync" if mode == "sync" else "asyncio (`purezmq.asyncio` vs `zmq.asyncio`)"
+    return [
+        f"### REQ/REP latency, {title}",
+        "",
+        "One-way latency in µs = mean round trip / 2 (libzmq's `remote_lat`); "
+        "p50 / p99 are of the per-round-trip halves.",
+        "",
+        *_table(
+            [
+                "transport",
+                "size",
+                "round trips",
+                "purezmq µs",
+                "pyzmq µs",
+                "ratio",
+                "target",
+                "met?",
+                "purezmq p50 / p99",
+                "pyzmq p50 / p99",
+                "bg",
+            ],
+            rows,
+        ),
+        *_failures(mine),
+    ]
+
+
+def fanout_section(cells: list[Cell], threshold: float) -> list[str]:
+    mine = [c for c in cells if c.scn["group"] == "fanout"]
+    if not mine:
+        return []
+    from .procs import split_subs
+
+    rows = []
+    for c in mine:
+        s = c.scn
+        drops, pubs = [], []
+        for impl in (PURE, PYZMQ):
+            side = c.side(impl)
+            d = [r["dropped"] for r in side.results]
+            drops.append("-" if not d else str(max(d)))
+            pubs.append(rate(side.med(lambda r: r["pub_msg_per_s"])))
+        rows.append(
+            [
+                str(s["subs"]),
+                str(len(split_subs(s["subs"]))),
+                f"{s['count']:,}",
+                _spread(c.side(PURE), rate),
+                _spread(c.side(PYZMQ), rate),
+                ratio(c.ratio),
+                c.target.label if c.target else "",
+                met(c),
+                " / ".join(drops),
+                " / ".join(pubs),
+                bg(c, threshold),
+            ]
+        )
+    size = mine[0].scn["size"]
+    return [
+        "## PUB/SUB fan-out",
+        "",
+        f"One PUB over tcp sends N messages of {size} B; K SUB sockets (subscribed to "
+        "everything) spread over ceil(K/25) subscriber processes count them. "
+        "Rate = data messages delivered to all subscribers / (last subscriber done - first "
+        "send), on the machine's monotonic clock. SNDHWM and RCVHWM are 0 (unbounded) on both "
+        "implementations, so each delivers everything and the rate compares the fan-out work; "
+        "`dropped` = N x K - delivered is reported anyway (max over repetitions). "
+        "The publisher's own send rate shows where the time goes.",
+        "",
+        *_table(
+            [
+                "subscribers",
+                "sub processes",
+                "messages",
+                "purezmq delivered/s",
+                "pyzmq delivered/s",
+                "ratio",
+                "target",
+                "met?",
+                "dropped purezmq / pyzmq",
+                "PUB send rate purezmq / pyzmq",
+                "bg",
+            ],
+            rows,
+        ),
+        *_failures(mine),
+    ]
+
+
+def _plateau(result: dict[str, Any]) -> bool:
+    flood = [p for p in result.get("series", []) if p[0] <= result["sent"]][:101]
+    flood = [p for p in flood if p[0] > 0]
+    if len(flood) < 4:
+        return True
+    half = len(flood) // 2
+    early = max(p[1] for p in flood[:half])
+    late = max(p[1] for p in flood[half:])
+    return late - early <= max(1024, 0.05 * result["rss_base_kib"])
+
+
+def memory_section(cells: list[Cell]) -> list[str]:
+    out: list[str] = []
+    idle = [c for c in cells if c.scn["group"] == "mem_idle"]
+    stall = [c for c in cells if c.scn["group"] == "mem_stall"]
+    if not idle and not stall:
+        return []
+    out += ["## Memory", ""]
+    for c in idle:
+        n = c.scn.get("connections", 0)
+        rows = []
+        for impl in (PURE, PYZMQ):
+            side = c.side(impl)
+            if not side.results:
+                rows.append([IMPL_LABEL[impl], "**failed**" if side.failures else "-"] + [""] * 6)
+                continue
+            cols = [IMPL_LABEL[impl]]
+            for role in ("router", "dealers"):
+                start = side.med(lambda r, role=role: r[role]["rss_start_kib"])
+                end = side.med(lambda r, role=role: r[role]["rss_idle_kib"])
+                growth = side.med(lambda r, role=role: r[role]["growth_kib"])
+                per = side.med(lambda r, role=role: r[role]["per_connection_kib"])
+                cols += [f"{kib(start)} → {kib(end)}", f"+{kib(growth)} ({per:.1f} KiB)"]
+            cpu = [
+                side.med(lambda r, role=role: r[role]["idle_cpu_pct"])
+                for role in ("router", "dealers")
+            ]
+            cols.append(" / ".join(f"{x:.1f} %" for x in cpu if x is not None))
+            thr = [
+                side.med(lambda r, role=role: r[role]["threads"]) for role in ("router", "dealers")
+            ]
+            fds = [
+                side.med(lambda r, role=role: r[role]["open_fds"]) for role in ("router", "dealers")
+            ]
+            cols.append(" / ".join(f"{x:.0f}" for x in thr if x is not None))
+            cols.append(" / ".join(f"{x:.0f}" for x in fds if x is not None))
+            rows.append(cols)
+        r_pure = c.side(PURE).med(lambda r: r["router"]["growth_kib"])
+        r_py = c.side(PYZMQ).med(lambda r: r["router"]["growth_kib"])
+        d_pure = c.side(PURE).med(lambda r: r["dealers"]["growth_kib"])
+        d_py = c.side(PYZMQ).med(lambda r: r["dealers"]["growth_kib"])
+        out += [
+            f"### {n:,} idle connections",
+            "",
+            f"A ROUTER process (one socket) and a DEALER process ({n:,} DEALER sockets in one "
+            "context), connected over tcp; each DEALER says hello and gets an answer, then both "
+            "stay idle and measure their RSS (VmRSS) and the CPU they use while idle (2 s). "
+            "Growth = RSS with the connections idle - RSS after creating the context.",
+            "",
+            *_table(
+                [
+                    "implementation",
+                    "ROUTER process RSS",
+                    "ROUTER growth (per connection)",
+                    "DEALER process RSS",
+                    "DEALER growth (per connection)",
+                    "idle CPU ROUTER / DEALERs",
+                    "threads",
+                    "open fds",
+                ],
+                rows,
+            ),
+            "",
+            f"Growth ratio purezmq / pyzmq: ROUTER process "
+            f"{ratio(r_pure / r_py if r_pure is not None and r_py else None)}, DEALER process "
+            f"{ratio(d_pure / d_py if d_pure is not None and d_py else None)}.",
+            *_failures([c]),
+            "",
+        ]
+    for c in stall:
+        rows = []
+        hwm_kib = 0.0
+        for impl in (PURE, PYZMQ):
+            side = c.side(impl)
+            if not side.results:
+                rows.append([IMPL_LABEL[impl], "**failed**" if side.failures else "-"] + [""] * 8)
+                continue
+            hwm_kib = side.results[0]["hwm_bytes_kib"]
+            plateaus = sum(_plateau(r) for r in side.results)
+            rows.append(
+                [
+                    IMPL_LABEL[impl],
+                    f"{side.med(lambda r: r['sent']):,.0f}",
+                    f"{side.med(lambda r: r['delivered']):,.0f}",
+                    f"{side.med(lambda r: r['dropped']):,.0f}",
+                    kib(side.med(lambda r: r["rss_base_kib"])),
+                    kib(side.med(lambda r: r["rss_peak_kib"])),
+                    kib(side.med(lambda r: r["rss_final_kib"])),
+                    "+" + kib(side.median),
+                    f"{'yes' if plateaus == len(side.results) else 'NO'} "
+                    f"({plateaus}/{len(side.results)})",
+                    kib(
+                        side.med(lambda r: r["sub"]["rss_stalled_kib"] - r["sub"]["rss_start_kib"])
+                    ),
+                ]
+            )
+        size = c.scn["size"]
+        out += [
+            "### PUB whose subscriber stopped reading",
+            "",
+            f"A PUB (SNDHWM 1000) sends {c.scn['count']:,} fresh {size} B messages as fast as "
+            "it can to one SUB (RCVHWM 1000) that has stopped reading, sampling its RSS every "
+            "1% of the messages; then the SUB drains what was kept for it and counts. "
+            f"SNDHWM x size = {kib(hwm_kib)}. 'Plateaus' = the RSS in the second half of the "
+            "flood is within max(1 MiB, 5 %) of the first half's peak. Medians of the "
+            "repetitions.",
+            "",
+            *_table(
+                [
+                    "implementation",
+                    "sent",
+                    "delivered",
+                    "dropped",
+                    "PUB RSS before",
+                    "peak",
+                    "after",
+                    "growth (peak)",
+                    "plateaus?",
+                    "SUB growth while stalled",
+                ],
+                rows,
+            ),
+            *_failures([c]),
+            "",
+        ]
+    return out
+
+
+def machine_section(
+    docs: list[dict[str, Any]], sources: list[str], cells: list[Cell], threshold: float
+) -> list[str]:
+    m = docs[-1]["machine"]
+    rows = [
+        ["CPU", f"{m['cpu_model']} ({m['cpu_family_model']})"],
+        [
+            "CPUs",
+            f"{m['cpus']} (affinity {m['affinity']}), {m['virtualization']}, "
+            f"cpuidle `{m['cpuidle_driver']}`, clocksource `{m['clocksource']}`",
+        ],
+        ["memory", f"{m['memory_gib']} GiB"],
+        ["OS / kernel", f"{m['os']} / {m['kernel']}"],
+        ["Python", f"{m['python']}, switch interval {m['switch_interval_ms']:g} ms"],
+        ["pyzmq / libzmq", f"{m['pyzmq']} / {m['libzmq']}"],
+        ["uvloop", m["uvloop"] + " (not used: the asyncio runs use the standard loop)"],
+    ]
+    kept_bg = [b for c in cells for s in c.sides.values() for b in s.background]
+    columns = [_run_column(doc, threshold) for doc in docs]
+    names = [label for label, _ in columns[0]]
+    run_rows = [[name] + [dict(col)[name] for col in columns] for name in names]
+    return [
+        "## Machine and run",
+        "",
+        *_table(["", ""], rows),
+        "",
+        *_table(["run", *[f"`{s}`" for s in sources]], run_rows),
+        "",
+        f"Background load of the kept attempts (all cells): {_dist(kept_bg)}."
+        + (
+            " Where files are merged, each scenario comes from the last file that has it."
+            if len(docs) > 1
+            else ""
+        ),
+    ]
+
+
+def _run_column(doc: dict[str, Any], threshold: float) -> list[tuple[str, str]]:
+    m, cfg = doc["machine"], doc["config"]
+    attempts = doc.get("attempts", [])
+    bgs = [a["background"] for a in attempts]
+    disturbed = sum(1 for b in bgs if b > threshold)
+    retried = sum(1 for a in attempts if a["attempt"] > 0)
+    failed = sum(1 for a in attempts if not a["ok"])
+    waited = sum(a.get("waited_s", 0.0) for a in attempts)
+    loads = [a["loadavg"][0] for a in attempts if a.get("loadavg")]
+    counts = "quick counts" if cfg["quick"] else "full counts"
+    return [
+        (
+            "purezmq",
+            f"{m['purezmq']}, git `{m['purezmq_git']}` ({m['purezmq_git_subject']})" + _worktree(m),
+        ),
+        ("started / finished (UTC)", f"{doc['started']} / {doc.get('finished', '(unfinished)')}"),
+        ("duration", f"{doc.get('duration_s', 0) / 60:.1f} min"),
+        ("command", "`python benchmarks/run.py " + " ".join(doc.get("argv", [])) + "`"),
+        ("scenarios", f"{len(doc.get('scenarios', []))}"),
+        ("repetitions", f"{cfg['reps']} (interleaved; {counts})"),
+        ("attempts", f"{len(attempts)} ({retried} re-runs of disturbed attempts, {failed} failed)"),
+        ("background load (all attempts)", _dist(bgs) + f"; {disturbed} above {threshold:.0%}"),
+        ("steal", _dist([a.get("steal", 0.0) for a in attempts])),
+        ("1-min load average at attempts", _dist(loads, pct=False)),
+        ("waiting for a quiet machine", f"{waited / 60:.1f} min in total"),
+        ("patience left at the end", _patience(doc)),
+    ]
+
+
+def _patience(doc: dict[str, Any]) -> str:
+    left, total = doc.get("patience_left_min"), doc["config"].get("patience_min")
+    if left is None or total is None:
+        return "-"
+    if left <= 0:
+        return f"none of {total:g} min (spent: later attempts neither waited nor re-ran)"
+    return f"{left:.1f} of {total:g} min"
+
+
+def _worktree(m: dict[str, Any]) -> str:
+    """The working tree measured: git revision plus uncommitted edits."""
+    text = ""
+    if m.get("purezmq_modified_files"):
+        text += f"; {m['purezmq_modified_files']} tracked files modified"
+    sha = m.get("source_sha256")
+    if sha == "live":
+        text += "; measured live from src/ (no snapshot)"
+    elif sha:
+        text += f"; measured from a snapshot of src/purezmq, sha256 `{sha}`"
+    return text
+
+
+def _dist(xs: list[float], pct: bool = True) -> str:
+    if not xs:
+        return "-"
+    f = (lambda x: f"{x:.0%}") if pct else (lambda x: f"{x:.2f}")
+    return f"median {f(statistics.median(xs))}, max {f(max(xs))}"
+
+
+METHOD = """## Method
+
+- **One command**: `bash scripts/bench.sh` (installs the `bench` extra into
+  `./.venv` and runs `python benchmarks/run.py`); `--quick` for a smoke run
+  (1 repetition, counts / 10), `--only tcp,64` for a subset;
+  `python benchmarks/render.py [results.json ...]` re-renders this page from
+  saved results (later files replace the scenarios they contain).
+- **Processes**: every scenario runs as separate processes started by the
+  runner with `python -m purezmq.perf <tool> ... --impl purezmq|zmq --json`:
+  the binding side first, which writes its endpoint to a ready file; then
+  the connecting side(s). inproc runs in one process (two threads, or two
+  tasks on one loop for asyncio), as libzmq's inproc tools do. Processes are
+  not pinned to CPUs; each attempt has a timeout and is killed as a process
+  group when it expires. The same tool code measures both implementations:
+  only the imported module differs.
+- **Throughput** (`local_thr`/`remote_thr`, libzmq's method): PULL binds,
+  PUSH connects and sends N messages of one reused `bytes` object; the
+  receiver times from the first message to the last, rate = (N-1)/elapsed.
+  The sender ends with `close(linger=-1)` and `term()`.
+- **Latency** (`local_lat`/`remote_lat`): REP binds and echoes, REQ does
+  min(1000, N/5) untimed round trips, then times N; latency = mean RTT / 2.
+- **asyncio** (`--async`): the same tools on `purezmq.asyncio` and
+  `zmq.asyncio` on the standard asyncio loop, every `send`/`recv` awaited.
+- **Fan-out** (`fanout_pub`/`fanout_sub`): see its section. Probes before the
+  timed part make sure every SUB is subscribed (no slow-joiner losses).
+- **Memory** (`idle_router`/`idle_dealers`, `stall_pub`/`stall_sub`): see
+  its section; RSS is VmRSS from /proc/self/status.
+- **Repetitions and medians**: N repetitions (default 3), interleaved - the
+  repetition loop is outermost, so a slow spell of the machine hits every
+  scenario rather than all repetitions of one; the order of the two
+  implementations alternates between repetitions. Tables give the median,
+  and min-max under it.
+- **Background-load control** (as in the baseline note): before each
+  attempt the runner waits (up to 20 s) until the machine is less than 15 %
+  busy; it measures the background load during the attempt as (machine busy
+  time - the benchmark's own CPU time) / (CPUs x wall time) and re-runs an
+  attempt above 10 % up to twice, keeping the least disturbed. Failed
+  attempts are reported, not retried. The `bg` column is the highest
+  background load among a cell's kept attempts (⚠ above the threshold).
+- **Targets** apply to the cells named in the Targets table; the other cells
+  are measured and reported without a target.
+
+Caveats worth keeping in mind:
+
+- Latency on a 2-vCPU VM is dominated by waking the other vCPU (see the
+  baseline note): unpinned ping-pong pays a halted-vCPU wake-up per hop, and
+  background load elsewhere can make latency *lower*. Compare latency only
+  within one run.
+- With only 2 vCPUs, libzmq's I/O thread competes with the application
+  threads; so does purezmq's I/O thread. Fan-out with several subscriber
+  processes oversubscribes the CPUs for both implementations alike.
+- purezmq passes `bytes` objects by reference over inproc (Python objects
+  are immutable, nothing is copied); pyzmq copies below 64 KiB on send and
+  copies into a new `bytes` on `recv()`. Large inproc messages therefore
+  favour purezmq by design, not by a measurement artefact.
+- The throughput sender reuses one `bytes` object (as libzmq's tools reuse
+  one buffer); the memory flood sends a fresh object per message, so an
+  implementation that queues references cannot look lighter than one that
+  copies.
+"""
+
+MICRO = """## Micro-benchmarks
+
+`python benchmarks/micro/run.py [--quick] [codec] [routing]` runs the
+sans-I/O micro-benchmarks (not part of the pytest run): ZMTP frame
+encode/decode and large-frame receive (`codec`), and the routing layer -
+lb, fq, dist, trie/mtrie matching and the socket patterns, in ns per message
+(`routing`). They print to the terminal; they are for comparing a change
+against its parent on the same machine, not for this page's tables.
+"""
+
+
+# ----------------------------------------------------------------- assembly
+def _split_sections(text: str) -> list[tuple[str, str]]:
+    """(heading line, whole section text) for each level-2 section."""
+    out: list[tuple[str, str]] = []
+    fence = False
+    current: list[str] | None = None
+    heading = ""
+    for line in text.splitlines():
+        if line.startswith("```"):
+            fence = not fence
+        if not fence and line.startswith("## "):
+            if current is not None:
+                out.append((heading, "\n".join(current).rstrip() + "\n"))
+            heading, current = line.strip(), [line]
+        elif current is not None:
+            current.append(line)
+    if current is not None:
+        out.append((heading, "\n".join(current).rstrip() + "\n"))
+    return out
+
+
+def preserved(existing: str, sections_dir: Path) -> tuple[str, list[str]]:
+    """(design log, other owners' sections) to put back into the page."""
+    old = _split_sections(existing)
+    design = next((body for head, body in old if DESIGN_LOG.match(head)), DESIGN_LOG_TEMPLATE)
+    files = sorted(p for p in sections_dir.glob("*.md") if p.name.lower() != "readme.md")
+    included = [p.read_text().rstrip() + "\n" for p in files]
+    headings = {h for text in included for h, _ in _split_sections(text)}
+    kept = [body for head, body in old if OTHER_OWNED.match(head) and head not in headings]
+    return design, included + kept
+
+
+def render(
+    docs: list[dict[str, Any]],
+    cells: list[Cell],
+    charts: dict[str, str],
+    sources: list[str],
+    existing: str,
+    sections_dir: Path,
+) -> str:
+    doc = docs[-1]
+    threshold = float(doc["config"].get("rerun_above", 0.10))
+    design, others = preserved(existing, sections_dir)
+    out = [
+        "# Benchmarks: purezmq vs pyzmq (libzmq)",
+        "",
+        "<!-- Generated by benchmarks/render.py from " + ", ".join(sources) + ". Edit the "
+        "'Design log' section here or add files to benchmarks/sections/: both survive "
+        "re-rendering; everything else is regenerated. -->",
+        "",
+        "Both implementations measured in one run on one machine, same scenarios, same "
+        "tools (`python -m purezmq.perf`), separate processes, medians of "
+        f"{doc['config']['reps']} interleaved repetitions. Reproduce with "
+        "`bash scripts/bench.sh` (see [Method](#method)). Numbers are what was measured: "
+        "nothing is smoothed, failed runs are listed.",
+        "",
+    ]
+    if doc["config"].get("quick"):
+        out += [
+            "> **Quick run** (1 repetition, counts / 10): a smoke test, not a measurement "
+            "to quote.",
+            "",
+        ]
+    out += [*targets_section(cells), ""]
+    out += ["## Throughput: PUSH/PULL", ""]
+    for mode in ("sync", "async"):
+        out += [*thr_section(cells, mode, threshold), ""]
+    if "throughput" in charts:
+        out += [f"![throughput by size](img/{charts['throughput']})", ""]
+    out += ["## Latency: REQ/REP", ""]
+    for mode in ("sync", "async"):
+        out += [*lat_section(cells, mode, threshold), ""]
+    if "latency" in charts:
+        out += [f"![latency by size](img/{charts['latency']})", ""]
+    out += [*fanout_section(cells, threshold), ""]
+    if "fanout" in charts:
+        out += [f"![fan-out](img/{charts['fanout']})", ""]
+    out += memory_section(cells)
+    if "stall" in charts:
+        out += [f"![PUB RSS with a stalled subscriber](img/{charts['stall']})", ""]
+    out += [*machine_section(docs, sources, cells, threshold), ""]
+    out += [METHOD, MICRO, design.rstrip() + "\n"]
+    out += [o.rstrip() + "\n" for o in others]
+    text = "\n".join(out)
+    return re.sub(r"\n{3,}", "\n\n", text).rstrip() + "\n"
+
+
+__all__ = ["TARGETS", "render"]

@@ -1,0 +1,183 @@
+"""From raw attempts to cells: kept attempts, medians, ratios, targets.
+
+Per (scenario, implementation, repetition) the least disturbed successful
+attempt is kept (lowest background load); a repetition with no success
+counts as a failure and is listed. Medians are over the kept repetitions.
+Ratios are always purezmq / pyzmq, for throughput (higher is better) and
+latency (lower is better) alike.
+
+Several results files can be merged: a scenario present in a later file
+replaces that scenario from the earlier ones, so a subset re-run updates
+only its own cells.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+from typing import Any
+
+PURE, PYZMQ = "purezmq", "zmq"
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    op: str  # ">=" | "<="
+    value: float
+
+    def met(self, ratio: float | None) -> bool | None:
+        if ratio is None:
+            return None
+        return ratio >= self.value if self.op == ">=" else ratio <= self.value
+
+    @property
+    def label(self) -> str:
+        return f"{'≥' if self.op == '>=' else '≤'} {self.value:.1f}x"
+
+
+T_THR = Target("sync throughput, tcp and ipc, below 1 MiB", ">=", 1.0)
+T_THR_1M = Target("sync throughput, tcp and ipc, at 1 MiB", ">=", 1.5)
+T_INPROC = Target("sync inproc throughput", ">=", 1.0)
+T_LAT_TCP = Target("sync REQ/REP one-way latency over tcp", "<=", 1.0)
+T_FANOUT = Target("PUB/SUB fan-out to 100 subscribers", ">=", 1.0)
+T_ASYNC_LAT = Target("async REQ/REP latency vs zmq.asyncio", "<=", 0.8)
+TARGETS = (T_THR, T_THR_1M, T_INPROC, T_LAT_TCP, T_FANOUT, T_ASYNC_LAT)
+
+
+def target_for(scn: dict[str, Any]) -> Target | None:
+    g, mode, tr, size = scn["group"], scn["mode"], scn["transport"], scn["size"]
+    if g == "thr" and mode == "sync":
+        if tr == "inproc":
+            return T_INPROC
+        return T_THR_1M if size >= 1 << 20 else T_THR
+    if g == "lat" and mode == "sync" and tr == "tcp":
+        return T_LAT_TCP
+    if g == "lat" and mode == "async":
+        return T_ASYNC_LAT
+    if g == "fanout" and scn["subs"] == 100:
+        return T_FANOUT
+    return None
+
+
+def metric(group: str, result: dict[str, Any]) -> float:
+    """The headline number of one attempt."""
+    if group in ("thr", "fanout"):
+        return float(result["msg_per_s"])
+    if group == "lat":
+        return float(result["latency_us"])
+    if group == "mem_idle":
+        return float(result["router"]["growth_kib"])
+    if group == "mem_stall":
+        return float(result["growth_kib"])
+    raise KeyError(group)
+
+
+@dataclass
+class Side:
+    """One implementation's repetitions of one scenario."""
+
+    values: list[float] = field(default_factory=list)
+    results: list[dict[str, Any]] = field(default_factory=list)
+    background: list[float] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    retried: int = 0
+
+    @property
+    def median(self) -> float | None:
+        return statistics.median(self.values) if self.values else None
+
+    def med(self, fn: Any) -> float | None:
+        """Median over repetitions of fn(result)."""
+        vals = [float(fn(r)) for r in self.results]
+        return statistics.median(vals) if vals else None
+
+
+@dataclass
+class Cell:
+    scn: dict[str, Any]
+    sides: dict[str, Side]
+    target: Target | None
+
+    @property
+    def key(self) -> str:
+        return str(self.scn["key"])
+
+    def side(self, impl: str) -> Side:
+        return self.sides.get(impl) or Side()
+
+    @property
+    def ratio(self) -> float | None:
+        a, b = self.side(PURE).median, self.side(PYZMQ).median
+        if a is None or b is None or b == 0:
+            return None
+        return a / b
+
+    @property
+    def met(self) -> bool | None:
+        return self.target.met(self.ratio) if self.target else None
+
+    @property
+    def bg_max(self) -> float:
+        return max((b for s in self.sides.values() for b in s.background), default=0.0)
+
+
+def merge(docs: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(scenarios, attempts): later documents replace whole scenarios."""
+    scenarios: dict[str, dict[str, Any]] = {}
+    attempts: dict[str, list[dict[str, Any]]] = {}
+    for doc in docs:
+        seen = {a["key"] for a in doc["attempts"]}
+        for s in doc["scenarios"]:
+            if s["key"] in seen:
+                scenarios[s["key"]] = s
+                attempts[s["key"]] = [a for a in doc["attempts"] if a["key"] == s["key"]]
+    order = [s["key"] for doc in docs for s in doc["scenarios"]]
+    keys = list(dict.fromkeys(k for k in order if k in scenarios))
+    return [scenarios[k] for k in keys], [a for k in keys for a in attempts[k]]
+
+
+def cells(docs: list[dict[str, Any]]) -> list[Cell]:
+    scenarios, attempts = merge(docs)
+    out = []
+    for scn in scenarios:
+        per_rep: dict[tuple[str, int], list[dict[str, Any]]] = {}
+        for a in attempts:
+            if a["key"] == scn["key"]:
+                per_rep.setdefault((a["impl"], a["rep"]), []).append(a)
+        sides: dict[str, Side] = {}
+        for (impl, _rep), tries in sorted(per_rep.items()):
+            side = sides.setdefault(impl, Side())
+            side.retried += len(tries) - 1
+            ok = [t for t in tries if t["ok"]]
+            if not ok:
+                side.failures.append(tries[-1].get("error", "failed"))
+                continue
+            kept = min(ok, key=lambda t: t["background"])
+            side.values.append(metric(scn["group"], kept["result"]))
+            side.results.append(kept["result"])
+            side.background.append(kept["background"])
+        out.append(Cell(scn, sides, target_for(scn)))
+    return out
+
+
+def target_summary(all_cells: list[Cell]) -> list[dict[str, Any]]:
+    rows = []
+    for t in TARGETS:
+        mine = [c for c in all_cells if c.target is t]
+        measured = [c for c in mine if c.ratio is not None]
+        met = [c for c in measured if c.met]
+        worst = None
+        if measured:
+            pick = min if t.op == ">=" else max
+            worst = pick(measured, key=lambda c: c.ratio or 0.0)
+        rows.append(
+            {
+                "target": t,
+                "cells": len(mine),
+                "measured": len(measured),
+                "met": len(met),
+                "worst": worst,
+            }
+        )
+    return rows

@@ -1,0 +1,264 @@
+"""The side-by-side benchmark: purezmq against pyzmq (libzmq), one command.
+
+    bash scripts/bench.sh                 # full matrix, 3 repetitions (~25-40 min)
+    bash scripts/bench.sh --quick         # smoke run, 1 repetition, counts / 10 (~3 min)
+    bash scripts/bench.sh --only tcp,64   # a subset (see --help for the tokens)
+    python benchmarks/render.py [results.json ...]   # re-render docs from saved results
+
+Runs every scenario (PUSH/PULL throughput and REQ/REP latency over tcp, ipc
+and inproc at 1 B..1 MiB, sync and asyncio; PUB/SUB fan-out to 1/10/100
+subscribers; memory of 1,000 idle connections and of a PUB whose subscriber
+stopped reading) on both implementations, each as separate processes, with
+N interleaved repetitions (the repetition loop is outermost), background-
+load gating and re-runs of disturbed attempts. Writes every attempt to
+benchmarks/results/<stamp>.json (and latest.json), then renders
+docs/benchmarks.md and docs/img/*.png from it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from harness import load, machine, matrix, procs
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        prog="benchmarks/run.py",
+        description="purezmq vs pyzmq, side by side; writes results JSON and docs/benchmarks.md",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="--only tokens (comma-separated; alternatives within a kind, all kinds must "
+        "match): transports tcp ipc inproc; sizes 1 64 1k 64k 1m (or bytes); groups thr lat "
+        "fanout mem idle stall; modes sync async; subscribers subs=1 subs=10 subs=100. "
+        "Examples: --only tcp,64   --only lat,async   --only fanout,subs=100   --only mem",
+    )
+    p.add_argument("--quick", action="store_true", help="1 repetition, counts / 10 (~3 min)")
+    p.add_argument("--reps", type=int, help="repetitions (default 3; 1 with --quick)")
+    p.add_argument("--only", help="run a subset, e.g. tcp,64 (see below)")
+    p.add_argument("--impls", default="purezmq,zmq", help="implementations (default both)")
+    p.add_argument("--timeout", type=float, default=None, help="per attempt [s] (120; quick 60)")
+    p.add_argument(
+        "--quiet-below",
+        type=float,
+        default=0.15,
+        help="start an attempt once the machine is less busy than this (0.15)",
+    )
+    p.add_argument(
+        "--max-wait",
+        type=float,
+        default=None,
+        help="wait at most this long for a quiet machine [s] (20; quick 3)",
+    )
+    p.add_argument(
+        "--rerun-above",
+        type=float,
+        default=0.10,
+        help="re-run an attempt whose background load exceeded this (0.10)",
+    )
+    p.add_argument(
+        "--retries", type=int, default=None, help="re-runs per disturbed attempt (2; quick 0)"
+    )
+    p.add_argument(
+        "--patience",
+        type=float,
+        default=None,
+        help="minutes the whole run may spend waiting for a quiet machine and re-running "
+        "disturbed attempts (15; quick 1); once spent, it runs on without either",
+    )
+    p.add_argument("--out", type=Path, help="results file (default results/<stamp>.json)")
+    p.add_argument("--no-render", action="store_true", help="do not write docs/benchmarks.md")
+    p.add_argument("--list", action="store_true", help="list the selected scenarios and exit")
+    p.add_argument(
+        "--live-source",
+        action="store_true",
+        help="measure src/ as it is at each moment (default: a snapshot taken at the start)",
+    )
+    args = p.parse_args(argv)
+    args.reps = args.reps or (1 if args.quick else 3)
+    args.timeout = args.timeout or (60.0 if args.quick else 120.0)
+    args.max_wait = 3.0 if args.max_wait is None and args.quick else (args.max_wait or 20.0)
+    args.retries = args.retries if args.retries is not None else (0 if args.quick else 2)
+    args.patience = args.patience if args.patience is not None else (1.0 if args.quick else 15.0)
+    args.patience_left = args.patience * 60
+    args.impl_list = [i.strip() for i in args.impls.split(",") if i.strip()]
+    return args
+
+
+def _attempt(
+    scn: matrix.Scenario, impl: str, rep: int, n: int, args: argparse.Namespace
+) -> dict[str, Any]:
+    max_wait = min(args.max_wait, max(0.0, args.patience_left))
+    waited, busy_before = load.wait_quiet(args.quiet_below, max_wait)
+    args.patience_left -= waited
+    meter = load.Meter()
+    meter.start()
+    record: dict[str, Any] = {"key": scn.key, "impl": impl, "rep": rep, "attempt": n}
+    try:
+        result, commands = procs.run(scn, impl, args.timeout)
+        record.update(ok=True, result=result, commands=commands)
+    except procs.RunError as e:
+        record.update(ok=False, error=str(e)[:20000])
+    meter.stop()
+    record.update(meter.to_json(), waited_s=round(waited, 2), busy_before=round(busy_before, 3))
+    record["loadavg"] = load.loadavg()
+    return record
+
+
+def snapshot(dest: Path) -> dict[str, Any]:
+    """Copy src/purezmq to `dest` and point the benchmark processes at it.
+
+    The working tree may change during a 40-minute run (others work in it):
+    the snapshot keeps every attempt on the same code. Returns its digest."""
+    src = HERE.parent / "src" / "purezmq"
+    shutil.copytree(src, dest / "purezmq", ignore=shutil.ignore_patterns("__pycache__"))
+    digest = hashlib.sha256()
+    files = sorted(p for p in (dest / "purezmq").rglob("*") if p.is_file())
+    for f in files:
+        digest.update(str(f.relative_to(dest)).encode() + b"\0" + f.read_bytes())
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(dest), env.get("PYTHONPATH")]))
+    procs.ENV = env
+    return {"source_sha256": digest.hexdigest()[:16], "source_files": len(files)}
+
+
+def _headline(rec: dict[str, Any]) -> str:
+    if not rec["ok"]:
+        return "FAILED: " + rec["error"].splitlines()[0][:150]
+    r = rec["result"]
+    if "msg_per_s" in r:
+        extra = f" dropped={r['dropped']}" if "dropped" in r else ""
+        return f"{r['msg_per_s']:>12,.0f} msg/s{extra}"
+    if "latency_us" in r:
+        return f"{r['latency_us']:>10.1f} us (p50 {r['p50_us']:.1f}, p99 {r['p99_us']:.1f})"
+    if "router" in r:
+        return f"ROUTER +{r['router']['growth_kib']} KiB, DEALERs +{r['dealers']['growth_kib']} KiB"
+    if "growth_kib" in r:
+        return f"PUB RSS +{r['growth_kib']} KiB, dropped {r['dropped']}"
+    return "ok"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    # On SIGTERM, unwind (so every benchmark process group is killed).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    try:
+        scenarios = matrix.select(matrix.build(args.quick), args.only)
+    except ValueError as e:
+        print(e, file=sys.stderr)
+        return 2
+    if args.list or not scenarios:
+        for s in scenarios:
+            print(s.key, s.count)
+        if not scenarios:
+            print("no scenario matches --only", file=sys.stderr)
+        return 0 if scenarios else 2
+    RESULTS.mkdir(exist_ok=True)
+    snap_dir = None if args.live_source else tempfile.mkdtemp(prefix="purezmq-src-")
+    try:
+        return _run(args, scenarios, Path(snap_dir) if snap_dir else None, argv)
+    finally:
+        if snap_dir:
+            shutil.rmtree(snap_dir, ignore_errors=True)
+
+
+def _run(
+    args: argparse.Namespace,
+    scenarios: list[matrix.Scenario],
+    snap: Path | None,
+    argv: list[str] | None,
+) -> int:
+    source = snapshot(snap) if snap else {"source_sha256": "live", "source_files": 0}
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    out = args.out or RESULTS / f"{stamp}.json"
+    doc: dict[str, Any] = {
+        "schema": 1,
+        "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "argv": sys.argv[1:] if argv is None else argv,
+        "config": {
+            "quick": args.quick,
+            "reps": args.reps,
+            "only": args.only,
+            "impls": args.impl_list,
+            "timeout_s": args.timeout,
+            "quiet_below": args.quiet_below,
+            "max_wait_s": args.max_wait,
+            "rerun_above": args.rerun_above,
+            "retries": args.retries,
+            "patience_min": args.patience,
+        },
+        "machine": {**machine.describe(), **source},
+        "scenarios": [s.to_json() for s in scenarios],
+        "attempts": [],
+    }
+    total = len(scenarios) * len(args.impl_list) * args.reps
+    print(
+        f"[bench] {len(scenarios)} scenarios x {len(args.impl_list)} impls x "
+        f"{args.reps} reps = {total} runs -> {out}",
+        flush=True,
+    )
+    t0 = time.monotonic()
+    done = 0
+    for rep in range(args.reps):
+        impls = args.impl_list if rep % 2 == 0 else args.impl_list[::-1]
+        for scn in scenarios:
+            for impl in impls:
+                done += 1
+                doc["attempts"] += _repetition(scn, impl, rep, args, f"[{done}/{total}", t0)
+                doc["patience_left_min"] = round(args.patience_left / 60, 2)
+                _save(doc, out, t0)
+    doc["finished"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    _save(doc, out, t0)
+    shutil.copyfile(out, RESULTS / "latest.json")
+    print(f"[bench] done in {(time.monotonic() - t0) / 60:.1f} min; results in {out}")
+    if not args.no_render:
+        import render
+
+        render.main([str(out)])
+    return 0
+
+
+def _repetition(
+    scn: matrix.Scenario, impl: str, rep: int, args: argparse.Namespace, tag: str, t0: float
+) -> list[dict[str, Any]]:
+    """One repetition of one cell: an attempt, re-run while disturbed (within the
+    retries and the patience left). Failures are reported, not retried away."""
+    records = []
+    for n in range(args.retries + 1):
+        rec = _attempt(scn, impl, rep, n, args)
+        records.append(rec)
+        if n:
+            args.patience_left -= rec["wall_s"]
+        label = matrix.IMPL_LABEL.get(impl, impl)
+        print(
+            f"{tag} {time.monotonic() - t0:6.0f}s] rep {rep + 1} {scn.key:<28} {label:<8} "
+            f"{_headline(rec)}  bg {rec['background']:.0%}" + (f" (retry {n})" if n else ""),
+            flush=True,
+        )
+        if not rec["ok"] or rec["background"] <= args.rerun_above or args.patience_left <= 0:
+            break
+    return records
+
+
+def _save(doc: dict[str, Any], out: Path, t0: float) -> None:
+    doc["duration_s"] = round(time.monotonic() - t0, 1)
+    tmp = out.with_suffix(".tmp")
+    tmp.write_text(json.dumps(doc, indent=1))
+    tmp.replace(out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
