@@ -50,7 +50,14 @@ def test_req_only_listens_to_current_peer(make, endpoint_for, transport):
     ep = bind_any(req, endpoint_for(transport))
     routers = [make(zmq.ROUTER, router_mandatory=1) for _ in range(SERVICES)]
     for r in routers:
-        wait_for_peers(req, lambda r=r: r.connect(ep), 1, transport)
+        # Both ends must be through the handshake: a ROUTER_MANDATORY router
+        # that has not yet attached "A" would refuse the WRONG replies.
+        wait_for_peers(
+            req,
+            lambda r=r: wait_for_peers(r, lambda r=r: r.connect(ep), 1, transport),
+            1,
+            transport,
+        )
 
     for _ in range(SERVICES):
         req.send(b"ABC")

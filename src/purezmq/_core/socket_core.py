@@ -100,6 +100,11 @@ class SocketCore:
         self._rcv_i = 0
         self._closed = False
         self.last_endpoint = ""
+        #: When this socket's own thread last wrote to one of its connections
+        #: directly (monotonic). Engines read it to tell sparse sends, which go
+        #: out at once, from a burst - including a PUB fanning one message out
+        #: to many connections - which the I/O thread batches.
+        self.direct_write_at = 0.0
         self._monitor: Any = None
         self._monitor_lock = threading.Lock()
         self._monitor_events = 0

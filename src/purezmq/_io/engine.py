@@ -8,10 +8,13 @@ reader's thread may be parsing that buffer).
 Writing happens on whichever thread gets there first. When the application
 queues a message for an idle connection, `kick_output` writes it straight
 away from the application's thread - no wake-up on the latency path -
-unless messages are coming faster than SPARSE_GAP apart, in which case the
-reactor is asked (once) to flush, and it writes everything queued by then
-with one `sendmsg`. A write that the kernel cannot take whole leaves the
-rest in `_out` and asks the reactor for POLLOUT.
+unless messages are coming faster than SPARSE_GAP apart - to this
+connection, or to any connection of the same socket (a PUB sending one
+message to many subscribers would otherwise pay one system call per
+subscriber per message) - in which case the reactor is asked (once) to
+flush, and it writes everything queued by then with one `sendmsg`. A write
+that the kernel cannot take whole leaves the rest in `_out` and asks the
+reactor for POLLOUT.
 """
 
 from __future__ import annotations
@@ -142,8 +145,10 @@ class StreamEngine:
         if self._closed or self._out:
             return  # POLLOUT is armed: the loop writes when the kernel has room
         now = monotonic()
+        core = self.session.socket
         if (
             now - self._last_write >= SPARSE_GAP
+            and now - core.direct_write_at >= SPARSE_GAP
             and not self.io.in_thread()
             and self._write_lock.acquire(blocking=False)
         ):
@@ -151,6 +156,7 @@ class StreamEngine:
                 done = self._flush_locked()
             finally:
                 self._write_lock.release()
+            core.direct_write_at = self._last_write
             self._after_flush(done)
             return
         if not self._flush_scheduled:

@@ -148,9 +148,17 @@ class IOThread:
         return threading.get_ident() == self._thread.ident
 
     def call_soon(self, fn: Callable[[], None]) -> None:
-        """Run `fn` on the I/O thread at its next turn."""
-        self._commands.append(fn)
-        self._wake.signal()
+        """Run `fn` on the I/O thread at its next turn.
+
+        Only the command that makes the queue non-empty signals: the loop
+        checks the queue before it blocks and keeps what arrives while it
+        runs commands for its next turn, so a burst costs one wake-up system
+        call, not one per command. (Append, then look: checking first could
+        see another thread's command that the loop takes a moment later.)"""
+        commands = self._commands
+        commands.append(fn)
+        if len(commands) == 1:
+            self._wake.signal()
 
     def stop(self, timeout: float | None = None) -> None:
         """Ask the loop to end and wait for it (not from the I/O thread itself)."""
