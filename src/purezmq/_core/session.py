@@ -384,13 +384,18 @@ class Session:
         return ours
 
     # ------------------------------------------------------------ parsing
-    def refill(self) -> None:
+    def refill(self, look: bool = True) -> None:
         """Parse buffered bytes into the socket's queue. The reader's thread calls
-        this when its queue is empty (lazy parsing, no thread hop)."""
+        this when its queue is empty (lazy parsing, no thread hop). With `look`,
+        a connection parked by the direct read path is also read; the pipe's
+        second call of a read passes False (one system call that finds nothing
+        per empty read is enough - two cost a request/reply round trip ~2 µs)."""
         conn = self.conn
         if conn is None or not self._handshaken:
             return
         if not conn.has_pending_input:
+            if not look:
+                return
             # Nothing buffered. A connection parked by the direct read path is
             # read by nobody else right now: look at the socket itself.
             read = getattr(self.engine, "read_if_parked", None)

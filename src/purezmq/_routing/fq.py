@@ -105,12 +105,13 @@ class FairQueue:
         return len(self._pipes)
 
     # ------------------------------------------------------------- receiving
-    def recv(self) -> Msg | None:
-        """The next whole message in fair order, or None (EAGAIN). Sets `last_pipe`."""
+    def recv(self, look: bool = True) -> Msg | None:
+        """The next whole message in fair order, or None (EAGAIN). Sets `last_pipe`.
+        `look` as in `Pipe.read`."""
         active = self._active
         if len(active) == 1:  # fast path: one peer
             pipe = active[0]
-            msg = pipe.read()
+            msg = pipe.read(look)
             if msg is not None:
                 self.last_pipe = pipe
                 return msg
@@ -119,7 +120,7 @@ class FairQueue:
         while active:
             cur = self._current
             pipe = active[cur]
-            msg = pipe.read()
+            msg = pipe.read(look)
             if msg is not None:
                 cur += 1
                 self._current = 0 if cur >= len(active) else cur

@@ -135,8 +135,9 @@ class Pipe:
         self.out_closed = False
         #: Called by `read` when the inbound queue is empty, before giving up: lets
         #: a session parse bytes it already holds (lazy decoding on the reader's
-        #: thread). Must append to our inbound queue only.
-        self.refill: Callable[[], None] | None = None
+        #: thread). Must append to our inbound queue only. The argument says
+        #: whether it may also read the OS connection (see Session.refill).
+        self.refill: Callable[[bool], None] | None = None
         #: Called on the *writer's* thread to ask the reader to empty our outbound
         #: queue now: when the queue reaches `drain_at` messages, and once more
         #: before a write is refused at the HWM. A session sets it so that a
@@ -297,20 +298,24 @@ class Pipe:
         return self._pending is not None
 
     # ----------------------------------------------------------------- reading
-    def read(self) -> Msg | None:
-        """Pop the next message, or None if there is none (we then sleep on it)."""
+    def read(self, look: bool = True) -> Msg | None:
+        """Pop the next message, or None if there is none (we then sleep on it).
+
+        `look=False`: only what the session already took in, without asking
+        the OS (REQ discarding stale replies - libzmq looks at its pipes only)."""
         q = self._in
         if not q:
             refill = self.refill
             if refill is not None:
-                refill()
+                refill(look)
             if not q:
                 self._in_active = False
                 # Refill again *after* lowering the flag: bytes a session took in
                 # meanwhile are either parsed now or the session sees us asleep
                 # and wakes us. (A deque re-check alone would miss unparsed bytes.)
+                # Only bytes already taken in: the first call looked at the OS.
                 if refill is not None:
-                    refill()
+                    refill(False)
                 if not q:
                     return None
                 self._in_active = True
@@ -336,11 +341,11 @@ class Pipe:
         if not q:
             refill = self.refill
             if refill is not None:
-                refill()
+                refill(True)
             if not q:
                 self._in_active = False
                 if refill is not None:
-                    refill()  # see read()
+                    refill(False)  # see read()
                 if not q:
                     return False
                 self._in_active = True

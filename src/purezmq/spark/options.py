@@ -32,7 +32,7 @@ SOURCE_OPTIONS = (
 SINK_OPTIONS = (
     "endpoint", "socketType", "topic", "batchHeader", "ackMode", "ackTimeoutMs", "ackRetries",
     "ackWindow", "sendTimeoutMs", "lingerMs", "sndhwm", "commitMarker", "subscribeWaitMs",
-    "bind",
+    "bind", "writeId",
 )  # fmt: skip
 # Keys Spark itself may add to a writer's or reader's options.
 _SPARK_KEYS = {"checkpointlocation", "queryname", "path"}
@@ -178,11 +178,27 @@ class SinkOptions:
     sndhwm: int = 1000
     commit_marker: bool = False
     subscribe_wait_ms: int = 5000
+    write_id: str | None = None
 
     @classmethod
-    def parse(cls, options: Mapping[str, str]) -> SinkOptions:
-        """Validate the sink's `options`."""
+    def parse(cls, options: Mapping[str, str], *, streaming: bool = True) -> SinkOptions:
+        """Validate the sink's `options` for a streaming (or, `streaming=False`, batch) write.
+
+        ``writeId`` names a batch write (``df.write``) in the headers and
+        markers; a streaming query is named by Spark's query id instead, so
+        the option is refused there rather than silently ignored.
+        """
         o = _canonical(options, SINK_OPTIONS)
+        write_id = o.get("writeId")
+        if write_id is not None:
+            if streaming:
+                raise OptionError(
+                    "writeId applies to batch writes (df.write) only; a streaming query's "
+                    "messages carry its query id"
+                )
+            write_id = write_id.strip()
+            if not write_id:
+                raise OptionError("option writeId is empty")
         eps = tuple(e.strip() for e in o.get("endpoint", "").split(",") if e.strip())
         if not eps:
             raise OptionError("option endpoint is required (comma-separated for several peers)")
@@ -227,4 +243,5 @@ class SinkOptions:
             sndhwm=num("sndhwm", 1000),
             commit_marker=marker,
             subscribe_wait_ms=num("subscribeWaitMs", 5000),
+            write_id=write_id,
         )

@@ -1,4 +1,5 @@
-"""``df.writeStream.format("zmq")``: each Spark task sends its rows over a socket.
+"""``df.writeStream.format("zmq")`` and ``df.write.format("zmq")``: each Spark
+task sends its rows over a socket.
 
 Input columns (like Kafka's sink): ``value`` (binary or string) or ``frames``
 (array of binary/string, for multipart messages; wins when not null), and
@@ -12,6 +13,11 @@ makes a random token for the attempt, sends every row (header first unless
 and returns a `ZmqCommitMessage` (Spark requires one, never None).
 ``commit``/``abort`` run on the driver in a fresh process per batch: they send
 the commit (abort) marker when ``commitMarker=true``.
+
+The batch writer (`ZmqBatchWriter`) is the same code with another name for
+the batch: Spark gives batch writes neither a query id nor a batchId, so the
+headers carry a write id (the ``writeId`` option, else a random one fixed on
+the driver) and batch `BATCH_WRITE_BATCH_ID`.
 """
 
 # Method and argument names (streamReader, batchId...) are Spark's API.
@@ -26,7 +32,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from pyspark import TaskContext
-from pyspark.sql.datasource import DataSourceStreamArrowWriter, WriterCommitMessage
+from pyspark.sql.datasource import (
+    DataSourceArrowWriter,
+    DataSourceStreamArrowWriter,
+    WriterCommitMessage,
+)
 from pyspark.sql.types import ArrayType, BinaryType, StringType, StructType
 
 from .options import OptionError, SinkOptions
@@ -95,6 +105,7 @@ def rows_to_frames(batch: Any, has_value: bool, has_frames: bool) -> Iterator[li
 
 
 def _task_ids() -> tuple[str, int, int, int]:
+    """(query id, batchId, partition, attempt) of the running streaming task."""
     tc = TaskContext.get()
     if tc is None:  # pragma: no cover - write() always runs in a task
         raise RuntimeError("the zmq sink's write() must run inside a Spark task")
@@ -103,16 +114,30 @@ def _task_ids() -> tuple[str, int, int, int]:
     return query, int(batch) if batch is not None else -1, tc.partitionId(), tc.attemptNumber()
 
 
-class ZmqStreamWriter(DataSourceStreamArrowWriter):
-    """The streaming sink. Constructed on the driver, pickled to executors."""
+def _task_attempt() -> tuple[int, int]:
+    """(partition, attempt) of the running batch-write task (no batchId exists there)."""
+    tc = TaskContext.get()
+    if tc is None:  # pragma: no cover - write() always runs in a task
+        raise RuntimeError("the zmq sink's write() must run inside a Spark task")
+    return tc.partitionId(), tc.attemptNumber()
 
-    def __init__(self, opts: SinkOptions, schema: StructType) -> None:
-        self.opts = opts
-        self.has_value, self.has_frames, self.has_topic = check_input(schema, opts)
 
-    def write(self, iterator: Iterator[Any]) -> ZmqCommitMessage:
+class _RowSender:
+    """What the streaming and the batch sink share: sending a task's rows, and markers.
+
+    The two Spark writer classes differ only in where the (query, batch) pair
+    of the headers comes from and in the signature of commit/abort, so the
+    wire format, the acknowledgements and the markers are the same code, and
+    one consumer (`BatchAssembler`) handles both.
+    """
+
+    opts: SinkOptions
+    has_value: bool
+    has_frames: bool
+
+    def _send_rows(self, iterator: Iterator[Any], query: str, batch_id: int, part: int,
+                   attempt: int) -> ZmqCommitMessage:  # fmt: skip
         """Send this task's rows; fail the task if they cannot be delivered."""
-        query, batch_id, part, attempt = _task_ids()
         token = uuid.uuid4().hex[:16]
         header = HeaderPrefix(query, batch_id, part, attempt, token)
         pub = self.opts.socket_type == "PUB"
@@ -141,9 +166,11 @@ class ZmqStreamWriter(DataSourceStreamArrowWriter):
         sender.close()
         return ZmqCommitMessage(query, batch_id, part, attempt, token, index, sender.resends)
 
-    def _marker(self, kind: str, messages: list[Any], batch_id: int) -> Marker:
+    @staticmethod
+    def _marker(kind: str, query: str, messages: list[Any], batch_id: int) -> Marker:
         done = [m for m in messages if isinstance(m, ZmqCommitMessage)]
-        query = done[0].query if done else ""
+        if done:
+            query = done[0].query
         parts = tuple(PartCommit(m.part, m.token, m.count) for m in done)
         return Marker(kind, query, batch_id, parts)
 
@@ -157,16 +184,83 @@ class ZmqStreamWriter(DataSourceStreamArrowWriter):
             finally:
                 s.close()
 
-    def commit(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
-        """Every task succeeded: publish the batch (commit marker), if asked to."""
+    def _publish(self, query: str, messages: list[Any], batch_id: int) -> None:
+        """Every task succeeded: send the commit marker, if asked to (failure fails the job)."""
         if self.opts.commit_marker:
-            self._send_marker(self._marker("commit", list(messages), batchId))
+            self._send_marker(self._marker("commit", query, messages, batch_id))
 
-    def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
+    def _retract(self, query: str, messages: list[Any], batch_id: int) -> None:
         """A task failed for good: tell receivers to drop the batch (best effort)."""
         if not self.opts.commit_marker:
             return
         try:
-            self._send_marker(self._marker("abort", list(messages), batchId))
+            self._send_marker(self._marker("abort", query, messages, batch_id))
         except Exception as exc:  # do not hide the failure that caused the abort
-            log.warning("could not send the abort marker of batch %s: %s", batchId, exc)
+            log.warning("could not send the abort marker of batch %s: %s", batch_id, exc)
+
+
+class ZmqStreamWriter(_RowSender, DataSourceStreamArrowWriter):
+    """The streaming sink. Constructed on the driver, pickled to executors."""
+
+    def __init__(self, opts: SinkOptions, schema: StructType) -> None:
+        self.opts = opts
+        self.has_value, self.has_frames, self.has_topic = check_input(schema, opts)
+
+    def write(self, iterator: Iterator[Any]) -> ZmqCommitMessage:
+        """Send this task's rows, headed with the query id and the micro-batch's id."""
+        query, batch_id, part, attempt = _task_ids()
+        return self._send_rows(iterator, query, batch_id, part, attempt)
+
+    def commit(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
+        """Every task succeeded: publish the batch (commit marker), if asked to."""
+        self._publish("", list(messages), batchId)
+
+    def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
+        """A task failed for good: tell receivers to drop the batch (best effort)."""
+        self._retract("", list(messages), batchId)
+
+
+BATCH_WRITE_BATCH_ID = 0
+"""The ``batch`` field of every header and marker of a batch write (``df.write``).
+
+A batch write is one Spark job, so it is one batch; what tells two writes
+apart is the ``query`` field, which carries the write id (``writeId``).
+"""
+
+
+def new_write_id() -> str:
+    """A fresh id for a batch write that has no ``writeId`` option."""
+    return f"write-{uuid.uuid4().hex}"
+
+
+class ZmqBatchWriter(_RowSender, DataSourceArrowWriter):
+    """``df.write.format("zmq")``: the batch sink, the streaming sink's wire format.
+
+    Spark builds this once on the driver (``DataSource.writer``) and pickles
+    the same instance to every task and to the driver-side process that runs
+    ``commit``/``abort``. So the write id fixed here (the ``writeId`` option,
+    or a random one) is what every header and the marker carry, with batch
+    `BATCH_WRITE_BATCH_ID`; Spark gives batch writers no batchId.
+    """
+
+    def __init__(self, opts: SinkOptions, schema: StructType) -> None:
+        self.opts = opts
+        self.has_value, self.has_frames, self.has_topic = check_input(schema, opts)
+        self.write_id = opts.write_id or new_write_id()
+
+    def write(self, iterator: Iterator[Any]) -> ZmqCommitMessage:
+        """Send this task's rows, headed with the write id and batch 0."""
+        part, attempt = _task_attempt()
+        return self._send_rows(iterator, self.write_id, BATCH_WRITE_BATCH_ID, part, attempt)
+
+    def commit(self, messages: list[WriterCommitMessage | None]) -> None:
+        """Every task succeeded: publish the write (commit marker), if asked to.
+
+        If the marker cannot be delivered this raises, Spark calls `abort` and
+        the write fails; a consumer then never applies it.
+        """
+        self._publish(self.write_id, list(messages), BATCH_WRITE_BATCH_ID)
+
+    def abort(self, messages: list[WriterCommitMessage | None]) -> None:
+        """The job failed: tell receivers to drop the write (best effort)."""
+        self._retract(self.write_id, list(messages), BATCH_WRITE_BATCH_ID)

@@ -21,6 +21,7 @@ from pyspark.sql.datasource import (
     DataSourceReader,
     DataSourceStreamReader,
     DataSourceStreamWriter,
+    DataSourceWriter,
     InputPartition,
 )
 from pyspark.sql.streaming.datasource import (
@@ -36,7 +37,7 @@ from pyspark.sql.types import StructType
 from purezmq.journal import Journal
 
 from .offsets import JournalOffset
-from .options import SinkOptions, SourceOptions
+from .options import OptionError, SinkOptions, SourceOptions
 from .planning import Limit, Planner, SlicePlan
 from .read import SOURCE_DDL, SOURCE_DDL_NO_FRAMES, read_slice
 
@@ -140,7 +141,7 @@ class ZmqBatchReader(DataSourceReader):
 
 
 class ZmqDataSource(DataSource):
-    """The ``zmq`` format: journal source (stream and batch) and socket sink."""
+    """The ``zmq`` format: journal source and socket sink, each streaming and batch."""
 
     @classmethod
     def name(cls) -> str:
@@ -168,3 +169,20 @@ class ZmqDataSource(DataSource):
         from .sink import ZmqStreamWriter
 
         return ZmqStreamWriter(SinkOptions.parse(self.options), schema)
+
+    def writer(self, schema: StructType, overwrite: bool) -> DataSourceWriter:
+        """The batch sink, ``df.write.format("zmq")`` (the streaming sink's sender).
+
+        Spark calls this once per write, on the driver, and pickles the result
+        to the tasks and to the commit: the write id chosen here is shared by
+        all of them. ``mode("overwrite")`` is refused: nothing can be truncated
+        on a socket, and accepting it would suggest otherwise.
+        """
+        from .sink import ZmqBatchWriter
+
+        if overwrite:
+            raise OptionError(
+                "format('zmq') cannot overwrite: messages already sent cannot be taken back; "
+                "use mode('append')"
+            )
+        return ZmqBatchWriter(SinkOptions.parse(self.options, streaming=False), schema)

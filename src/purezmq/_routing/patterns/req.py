@@ -100,9 +100,14 @@ class Req(Pattern):
         return frame
 
     def _discard_input(self) -> None:
-        """Drop every queued message before a new request becomes visible."""
+        """Drop every queued message before a new request becomes visible.
+
+        Queued means taken in already: like libzmq, which drops what its I/O
+        thread put in the pipes, it does not ask the OS (a reply still on the
+        wire comes from a pipe other than the new request's, or carries a
+        stale request id with REQ_CORRELATE, and is dropped on receipt)."""
         recv = self._fq.recv
-        while recv() is not None:
+        while recv(False) is not None:
             pass
 
     def send(self, frame: Frame, more: bool) -> bool:
