@@ -474,3 +474,39 @@ def _child(ep: str, parent_instance: zmq.Context) -> int:
     c.term()
     inst.term()
     return 0
+
+
+_EXIT_UNCLOSED = """
+import purezmq as zmq
+ctx = zmq.Context()
+server = ctx.socket(zmq.ROUTER)
+server.bind("tcp://127.0.0.1:*")
+ep = server.getsockopt(zmq.LAST_ENDPOINT).decode()
+for _ in range(200):
+    c = ctx.socket(zmq.DEALER)
+    c.connect(ep)
+    c.send(b"x")
+    rid, _ = server.recv_multipart()
+    c.close(linger=0)
+print("done", flush=True)
+"""
+
+
+def test_process_exits_with_sockets_left_open():
+    """A program may end without closing its sockets or terminating its context
+    (pyzmq's do not hang then). The I/O thread is a daemon: at interpreter
+    shutdown it can be frozen holding a socket's lock, and a socket's __del__
+    that closed it then hung the exit (1 run in 4 before the fix), so the
+    script runs several times."""
+    import subprocess
+    import sys
+
+    for _ in range(6):
+        proc = subprocess.run(
+            [sys.executable, "-W", "ignore", "-c", _EXIT_UNCLOSED],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.strip() == "done"

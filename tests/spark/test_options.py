@@ -104,3 +104,13 @@ def test_bad_sink_options(opts: dict[str, str], match: str) -> None:
 def test_spark_supplied_keys_are_tolerated() -> None:
     s = SinkOptions.parse({"endpoint": "tcp://a:1", "checkpointLocation": "/ck"})
     assert s.endpoints == ("tcp://a:1",)
+
+
+def test_write_id_is_for_batch_writes_only() -> None:
+    assert SinkOptions.parse({"endpoint": "tcp://a:1"}, streaming=False).write_id is None
+    s = SinkOptions.parse({"endpoint": "tcp://a:1", "writeId": " nightly "}, streaming=False)
+    assert s.write_id == "nightly"
+    with pytest.raises(OptionError, match="batch writes"):
+        SinkOptions.parse({"endpoint": "tcp://a:1", "writeId": "x"})
+    with pytest.raises(OptionError, match="writeId is empty"):
+        SinkOptions.parse({"endpoint": "tcp://a:1", "writeId": " "}, streaming=False)

@@ -13,6 +13,7 @@ callbacks may be coroutines); its sockets are ordinary blocking ones.
 from __future__ import annotations
 
 import asyncio
+import sys
 from threading import Event, Thread
 from typing import Any
 
@@ -118,6 +119,8 @@ class ThreadAuthenticator(Authenticator):
         return bool(self.thread and self.thread.is_alive())
 
     def __del__(self) -> None:
+        if sys.is_finalizing():
+            return  # the threads may be frozen: stopping could hang the exit
         try:
             self.stop()
         except Exception:  # interpreter shutdown or a context already gone

@@ -6,6 +6,7 @@ import errno
 import json
 import pickle
 import random
+import sys
 import threading
 import time
 import warnings
@@ -185,6 +186,12 @@ class Socket(AttributeSetter):
         try:
             core = self._core
         except AttributeError:
+            return
+        if sys.is_finalizing():
+            # The interpreter is shutting down: the I/O thread (a daemon) may be
+            # frozen holding one of this socket's locks, so closing could hang
+            # the exit. The OS reclaims the descriptors; unsent messages are
+            # lost, as with libzmq when a process exits without terminating.
             return
         if not self._shadow and not core.closed:
             if warnings is not None:
