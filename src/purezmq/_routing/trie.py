@@ -101,13 +101,16 @@ class _Lengths:
 class Trie:
     """Counted prefix subscriptions of a SUB/XSUB (libzmq ``trie_t``)."""
 
-    __slots__ = ("_counts", "_lengths", "_prefixes")
+    __slots__ = ("_counts", "_lengths", "_prefixes", "matches_all")
 
     def __init__(self) -> None:
         self._counts: dict[bytes, int] = {}
         self._lengths = _Lengths()
         #: All prefixes when matching by ``startswith`` is cheaper, else None.
         self._prefixes: tuple[bytes, ...] | None = ()
+        #: The empty topic is subscribed: every message matches (SUB skips the
+        #: check; "subscribe to everything" is the common case of fan-out).
+        self.matches_all = False
 
     def add(self, prefix: bytes) -> bool:
         """Count one more subscription to `prefix`; True if it is new."""
@@ -146,6 +149,7 @@ class Trie:
             self._prefixes = (b"",) if b"" in counts else tuple(counts)
         else:
             self._prefixes = None
+        self.matches_all = b"" in counts
 
     def check(self, data: Frame) -> bool:
         """Does any subscription prefix `data`? On the receive path of SUB."""

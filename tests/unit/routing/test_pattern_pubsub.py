@@ -184,6 +184,26 @@ def test_sub_empty_subscription_receives_everything() -> None:
     assert h.recv_all() == [[b"x"], [b""]]
 
 
+def test_sub_filters_again_after_unsubscribing_everything() -> None:
+    """The subscribe-to-everything shortcut ends with the b"" subscription;
+    with invert_matching it never applies (b"" then matches nothing)."""
+    h = Harness(Sub())
+    pub = h.connect()
+    h.pattern.set_option("subscribe", b"")
+    h.pattern.set_option("subscribe", b"a")
+    pub.send(b"b1")
+    assert h.recv() == [b"b1"]
+    assert h.pattern.last_pipe is pub.pipe
+    h.pattern.set_option("unsubscribe", b"")
+    pub.send(b"b2")
+    pub.send(b"a2")
+    assert h.recv_all() == [[b"a2"]]
+    h.pattern.set_option("subscribe", b"")
+    h.pattern.set_option("invert_matching", 1)
+    pub.send(b"b3")
+    assert h.recv_all() == []
+
+
 def test_sub_has_in_prefetches_and_recv_returns_it() -> None:
     h = Harness(Sub())
     a, b = h.connect(), h.connect()

@@ -247,6 +247,7 @@ def _run_trie_ops(ops: list[tuple[str, bytes, bytes]]) -> None:
             assert t.check(data) == o.check(data)
             assert t.check(bytearray(data)) == o.check(data)
         assert t.num_prefixes() == len(o.counts)
+        assert t.matches_all == (b"" in o.counts)  # SUB's shortcut
     seen: list[bytes] = []
     t.apply(seen.append)
     assert seen == sorted(o.counts)

@@ -79,8 +79,14 @@ class Sub(XSub):
             return msg
         # _next_matching, inlined: this is SUB's critical path.
         fq = self._fq
-        check = self._subs.check
+        subs = self._subs
         invert = self._invert
+        if subs.matches_all and not invert:
+            msg = fq.recv()
+            if msg is not None:
+                self._last_in = fq.last_pipe
+            return msg
+        check = subs.check
         while True:
             msg = fq.recv()
             if msg is None:
