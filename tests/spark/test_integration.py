@@ -239,13 +239,22 @@ def test_batch_write_delivers_every_row_exactly_once(spark: Any) -> None:
         wait_until(lambda: c.recv.stats.messages == 1200, timeout=30)
         wait_until(lambda: c.recv.stats.repeated_markers == 1, timeout=30)
         assert len(c.batches) == 1 and c.recv.stats.replays == 600
+        # Without writeId, the random id drawn on the driver reaches every task and the
+        # commit (Spark pickles one writer instance to all of them): a new write, applied.
+        df.write.format("zmq").mode("append").option("endpoint", c.endpoint).option(
+            "commitMarker", "true"
+        ).save()
+        wait_until(lambda: len(c.batches) == 2, timeout=30)
+        fresh = c.batches[1]
+        assert fresh.query.startswith("write-") and len(fresh) == 600
+        assert {d.header.query for d in fresh} == {fresh.query}
         # Spark's default save mode (ErrorIfExists) is refused by Spark itself for Python
         # sinks, and overwrite by the sink: neither sends anything.
         with pytest.raises(Exception, match="ErrorIfExists"):
             df.write.format("zmq").option("endpoint", c.endpoint).save()
         with pytest.raises(Exception, match="cannot overwrite"):
             df.write.format("zmq").mode("overwrite").option("endpoint", c.endpoint).save()
-        assert c.recv.stats.messages == 1200
+        assert c.recv.stats.messages == 1800
     finally:
         c.close()
         ctx.destroy(linger=0)

@@ -168,6 +168,12 @@ class _RowSender:
 
     @staticmethod
     def _marker(kind: str, query: str, messages: list[Any], batch_id: int) -> Marker:
+        """The marker naming each partition's successful attempt.
+
+        The query id comes from the tasks' commit messages; `query` is the
+        fallback when there are none (no partition at all): the batch sink
+        passes its write id, the streaming sink has nothing better than "".
+        """
         done = [m for m in messages if isinstance(m, ZmqCommitMessage)]
         if done:
             query = done[0].query
