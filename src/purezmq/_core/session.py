@@ -389,7 +389,8 @@ class Session:
         this when its queue is empty (lazy parsing, no thread hop). With `look`,
         a connection parked by the direct read path is also read; the pipe's
         second call of a read passes False (one system call that finds nothing
-        per empty read is enough - two cost a request/reply round trip ~2 µs)."""
+        per empty read is enough; the second was wasted on every round trip
+        of a request/reply loop)."""
         conn = self.conn
         if conn is None or not self._handshaken:
             return

@@ -103,9 +103,12 @@ class Req(Pattern):
         """Drop every queued message before a new request becomes visible.
 
         Queued means taken in already: like libzmq, which drops what its I/O
-        thread put in the pipes, it does not ask the OS (a reply still on the
-        wire comes from a pipe other than the new request's, or carries a
-        stale request id with REQ_CORRELATE, and is dropped on receipt)."""
+        thread put in the pipes, it does not ask the OS. A reply still on the
+        wire is dropped on receipt when it comes from another pipe than the
+        new request's, or carries a stale request id (REQ_CORRELATE); with
+        REQ_RELAXED alone, a late reply from the same peer can pass for the
+        new one - libzmq has the same window, which is what REQ_CORRELATE is
+        for."""
         recv = self._fq.recv
         while recv(False) is not None:
             pass
