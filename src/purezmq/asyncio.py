@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import json
+import os
 import pickle
 import threading
 import warnings
@@ -510,10 +511,16 @@ def _watch(
         return stop_poll
     fd = obj.fileno() if hasattr(obj, "fileno") else int(obj)
     if hasattr(obj, "_core"):  # another socket: its FD says "look again"
-        loop.add_reader(fd, check)
+        # Watch a duplicate: the socket closes its FD when it is closed, maybe
+        # while this poll is pending, and a loop must never watch a closed
+        # descriptor (uvloop aborts the process; a recycled number would be
+        # watched for an unrelated file). The duplicate just never fires again.
+        dup = os.dup(fd)
+        loop.add_reader(dup, check)
 
         def stop_reading() -> None:
-            loop.remove_reader(fd)
+            loop.remove_reader(dup)
+            os.close(dup)
 
         return stop_reading
     if flags & _POLLIN:

@@ -510,3 +510,27 @@ def test_process_exits_with_sockets_left_open():
         )
         assert proc.returncode == 0, proc.stderr
         assert proc.stdout.strip() == "done"
+
+
+def test_fd_is_reset_by_events_after_a_term_wake_up(own_ctx):
+    """term() wakes every socket through its FD; reading EVENTS (ETERM then)
+    must reset the FD, as in libzmq - an event loop watching it would spin
+    otherwise."""
+    import select
+
+    c = own_ctx()
+    s = c.socket(zmq.PULL)
+    fd = s.get(zmq.FD)
+    t = threading.Thread(target=c.term)
+    t.start()
+    try:
+        r, _, _ = select.select([fd], [], [], SLACK_S)
+        assert r == [fd], "term() did not signal the FD"
+        with pytest.raises(zmq.ContextTerminated):
+            s.get(zmq.EVENTS)
+        r, _, _ = select.select([fd], [], [], 0.05)
+        assert r == [], "the FD stayed readable after EVENTS was read"
+    finally:
+        s.close()
+        t.join(SLACK_S)
+    assert not t.is_alive()

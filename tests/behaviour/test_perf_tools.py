@@ -12,6 +12,7 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +76,32 @@ def _pair(
     return parse(lout), parse(rp.stdout)
 
 
+def _binder_then(
+    tmp_path: Path, binder: list[str], connector: Callable[[list[str]], list[str]]
+) -> dict[str, Any]:
+    """Start `binder` (a perf tool that writes its endpoints to a ready file),
+    then run the tool `connector(endpoints)` to its end; return the binder's
+    last JSON line."""
+    ready = tmp_path / "ready"
+    proc = subprocess.Popen(
+        [*PERF, *binder, "--ready-file", str(ready)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        _wait_file(ready, proc)
+        endpoints = ready.read_text().splitlines()
+        other = subprocess.run(
+            [*PERF, *connector(endpoints)], capture_output=True, text=True, timeout=120
+        )
+        assert other.returncode == 0, other.stderr
+        out, _ = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0
+    data: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    return data
+
+
 def test_inproc_thr_counts_every_message(capsys: pytest.CaptureFixture[str]) -> None:
     data = _run_main(capsys, "inproc_thr", "64", "2000")
     assert data["tool"] == "inproc_thr" and data["impl"] == "purezmq"
@@ -131,54 +158,12 @@ def test_ipc_latency_pair(tmp_path: Path) -> None:
 
 
 def test_fanout_delivers_to_every_subscriber(tmp_path: Path) -> None:
-    ready = tmp_path / "ready"
-    pub = subprocess.Popen(
-        [
-            *PERF,
-            "fanout_pub",
-            "tcp://127.0.0.1:*",
-            "64",
-            "2000",
-            "--json",
-            "--sub-procs",
-            "1",
-            "--ready-file",
-            str(ready),
-            "--timeout",
-            "60",
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
+    common = ["64", "2000", "--json", "--timeout", "60"]
+    data = _binder_then(
+        tmp_path,
+        ["fanout_pub", "tcp://127.0.0.1:*", *common, "--sub-procs", "1"],
+        lambda eps: ["fanout_sub", eps[0], *common, "--sockets", "3", "--control", eps[1]],
     )
-    try:
-        _wait_file(ready, pub)
-        endpoint, control = ready.read_text().splitlines()[:2]
-        sub = subprocess.run(
-            [
-                *PERF,
-                "fanout_sub",
-                endpoint,
-                "64",
-                "2000",
-                "--json",
-                "--sockets",
-                "3",
-                "--control",
-                control,
-                "--timeout",
-                "60",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert sub.returncode == 0, sub.stderr
-        out, _ = pub.communicate(timeout=120)
-    finally:
-        if pub.poll() is None:
-            pub.kill()
-    assert pub.returncode == 0
-    data = json.loads(out.strip().splitlines()[-1])
     assert data["subscribers"] == 3
     assert data["dropped"] == 0  # unbounded HWM by default: nothing may be lost
     assert data["msg_per_s"] > 0
@@ -206,27 +191,11 @@ def test_bad_arguments_are_usage_errors(
 def test_idle_connections_pair_takes_no_size(tmp_path: Path) -> None:
     """idle_router/idle_dealers take a connection count, not a size: the
     fan-out tools' 1-byte minimum must not apply, and the pair reports RSS."""
-    ready = tmp_path / "ready"
-    common = ["--json", "--idle", "0.2", "--timeout", "60"]
-    router = subprocess.Popen(
-        [*PERF, "idle_router", "tcp://127.0.0.1:*", "5", *common, "--ready-file", str(ready)],
-        stdout=subprocess.PIPE,
-        text=True,
+    common = ["5", "--json", "--idle", "0.2", "--timeout", "60"]
+    data = _binder_then(
+        tmp_path,
+        ["idle_router", "tcp://127.0.0.1:*", *common],
+        lambda eps: ["idle_dealers", eps[0], *common],
     )
-    try:
-        endpoint = _wait_file(ready, router)
-        dealers = subprocess.run(
-            [*PERF, "idle_dealers", endpoint, "5", *common],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert dealers.returncode == 0, dealers.stderr
-        out, _ = router.communicate(timeout=120)
-    finally:
-        if router.poll() is None:
-            router.kill()
-    assert router.returncode == 0
-    data = json.loads(out.strip().splitlines()[-1])
     assert data["connections"] == 5
     assert data["rss_idle_kib"] > 0 and data["idle_cpu_pct"] >= 0

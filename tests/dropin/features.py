@@ -17,7 +17,9 @@ hand except the rules below:
   only the table knows it;
 - API names: every public name of pyzmq 27.3.0 (the installed pyzmq, a test
   dependency, is the reference: modules, their ``__all__`` or public
-  attributes, and the attributes of its classes) is looked up in purezmq.
+  attributes, and the attributes of its classes - with tornado installed,
+  those of a ZMQStream and of a zmq.eventloop.future Socket too) is looked
+  up in purezmq.
 """
 
 from __future__ import annotations
@@ -313,6 +315,7 @@ API_MODULES = (
     "zmq.auth.base",
     "zmq.auth.thread",
     "zmq.auth.asyncio",
+    "zmq.auth.ioloop",
     "zmq.auth.certs",
     "zmq.curve_keygen",
     "zmq.eventloop.ioloop",
@@ -374,6 +377,29 @@ def _instances(z: Any) -> Iterator[tuple[str, Any]]:
         ctx.term()
 
 
+def _eventloop_instances(z: Any) -> Iterator[tuple[str, Any]]:
+    """A ZMQStream and a future Socket of `z` (pyzmq or purezmq) on an IOLoop of
+    their own; nothing when tornado is missing (their modules need it)."""
+    try:
+        from tornado.ioloop import IOLoop
+    except ImportError:
+        return
+    zmqstream = importlib.import_module(f"{z.__name__}.eventloop.zmqstream")
+    future = importlib.import_module(f"{z.__name__}.eventloop.future")
+    loop = IOLoop(make_current=False)
+    ctx, fctx = z.Context(), future.Context()
+    sock, fsock = ctx.socket(z.PULL), fctx.socket(z.PULL)
+    try:
+        yield "eventloop.zmqstream.ZMQStream", zmqstream.ZMQStream(sock, io_loop=loop)
+        yield "eventloop.future.Socket", fsock
+    finally:
+        sock.close(0)
+        fsock.close(0)
+        ctx.term()
+        fctx.term()
+        loop.close()
+
+
 def api_rows() -> list[tuple[str, str, str]]:
     reference: dict[str, list[str] | str] = {}
     classes: dict[str, list[str]] = {}
@@ -387,6 +413,8 @@ def api_rows() -> list[tuple[str, str, str]]:
                 continue
             reference[modname] = _public(mod)
         for cname, obj in _instances(pyzmq):
+            classes[cname] = _attrs(obj)
+        for cname, obj in _eventloop_instances(pyzmq):
             classes[cname] = _attrs(obj)
         constants = [
             (n, int(getattr(pyzmq.constants, n)))
@@ -409,11 +437,12 @@ def api_rows() -> list[tuple[str, str, str]]:
             continue
         missing = [n for n in names if not hasattr(mod, n)]
         rows.append(_count_row(f"`{modname}`", names, missing))
-    for cname, obj in _instances(zmq):
-        names = classes[cname]
-        listed = set(dir(obj))
-        missing = [n for n in names if n not in listed and not hasattr(obj, n)]
-        rows.append(_count_row(f"`zmq.{cname}` attributes", names, missing))
+    for instances in (_instances(zmq), _eventloop_instances(zmq)):
+        for cname, obj in instances:
+            names = classes[cname]
+            listed = set(dir(obj))
+            missing = [n for n in names if n not in listed and not hasattr(obj, n)]
+            rows.append(_count_row(f"`zmq.{cname}` attributes", names, missing))
     wrong = [n for n, v in constants if getattr(C, n, None) != v]
     rows.append(_count_row("constants (`zmq.constants.__all__`, by value)", constants, wrong))
     return rows

@@ -115,14 +115,7 @@ FLAKY_NOTES: dict[str, str] = {
 }
 
 #: Why a file's tests skip or what they need, where pyzmq's skip message does not say.
-NOTES: dict[str, str] = {
-    "test_zmqstream.py": (
-        "needs tornado (not installed here; pyzmq's io_loop fixture then skips): "
-        "zmq.eventloop.zmqstream is not implemented yet"
-    ),
-    "test_ioloop.py": "needs tornado (not installed here)",
-    "test_future.py": "needs tornado (not installed here)",
-}
+NOTES: dict[str, str] = {}
 
 #: Causes of the failures that remain, by nodeid (rendered in the docs).
 KNOWN_FAILURES: dict[str, str] = {
@@ -601,12 +594,15 @@ def render(summary: Summary) -> str:
     if summary.deferred_failures:
         w("### Deferred failures (counted by the security and asyncio issues)")
         w("")
-        by_file: dict[str, list[str]] = defaultdict(list)
+        by_file: dict[str, list[CaseResult]] = defaultdict(list)
         for t in summary.deferred_failures:
-            by_file[t.file].append(t.nodeid.split("::", 1)[1])
-        for file, names in sorted(by_file.items()):
-            why = DEFERRED_FILES.get(file) or _deferred(f"tests/{file}::{names[0]}") or ""
-            w(f"- {file} ({len(names)}): {why}")
+            by_file[t.file].append(t)
+        for file, cases in sorted(by_file.items()):
+            why = DEFERRED_FILES.get(file) or _deferred(cases[0].nodeid) or ""
+            w(f"- {file} ({len(cases)}): {why}")
+            for t in cases:
+                cause = KNOWN_FAILURES.get(t.nodeid) or first_line(t.message)
+                w(f"  - `{t.nodeid.split('::', 1)[1]}`: {_md(cause)}")
         w("")
     return "\n".join(out)
 

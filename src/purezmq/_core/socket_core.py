@@ -571,9 +571,15 @@ class SocketCore:
         return self._signaler.fileno()
 
     def wake(self) -> None:
-        """Make blocked calls re-check their condition (context term)."""
+        """Make blocked calls re-check their condition (context term).
+
+        Raises the flag as `post` does, so the next `process_commands` (a
+        blocked call waking, or reading EVENTS) drains the signal: the FD
+        must not stay readable after it was read, or an event loop watching
+        it would spin."""
         with self._post_lock:
             if not self._signaler.closed:
+                self._signaled = True
                 self._wake()
 
     def set_waker(self, wake: Callable[[], None]) -> None:
