@@ -140,11 +140,7 @@ def test_on_recv_copy_false_gives_frames(run: Run, ctx: zmq.Context) -> None:
 
 def test_stop_on_recv_leaves_messages_in_the_socket(run: Run, ctx: zmq.Context) -> None:
     async def main(io_loop: Any) -> None:
-        ep = f"inproc://stop-{random.getrandbits(32)}"
-        pull = ctx.socket(zmq.PULL)
-        pull.bind(ep)
-        push = ctx.socket(zmq.PUSH)
-        push.connect(ep)
+        pull, push = _inproc_pipeline(ctx, "stop")
         stream = ZMQStream(pull)
         got: list[Any] = []
         first: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -322,14 +318,20 @@ def test_send_error_is_the_status(run: Run, ctx: zmq.Context) -> None:
     run(main)
 
 
+def _inproc_pipeline(ctx: zmq.Context, name: str) -> tuple[zmq.Socket, zmq.Socket]:
+    """A bound PULL and a PUSH connected to it over a fresh inproc endpoint."""
+    ep = f"inproc://{name}-{random.getrandbits(32)}"
+    pull = ctx.socket(zmq.PULL)
+    pull.bind(ep)
+    push = ctx.socket(zmq.PUSH)
+    push.connect(ep)
+    return pull, push
+
+
 # --------------------------------------------------------------- flush
 def test_flush(run: Run, ctx: zmq.Context) -> None:
     async def main(io_loop: Any) -> None:
-        ep = f"inproc://flush-{random.getrandbits(32)}"
-        pull = ctx.socket(zmq.PULL)
-        pull.bind(ep)
-        push = ctx.socket(zmq.PUSH)
-        push.connect(ep)
+        pull, push = _inproc_pipeline(ctx, "flush")
         stream = ZMQStream(pull)
         got: list[Any] = []
         stream.on_recv(got.append)
@@ -399,11 +401,7 @@ def test_flush(run: Run, ctx: zmq.Context) -> None:
 
 def test_flush_runs_callbacks_that_close_the_stream(run: Run, ctx: zmq.Context) -> None:
     async def main(io_loop: Any) -> None:
-        ep = f"inproc://flush-close-{random.getrandbits(32)}"
-        pull = ctx.socket(zmq.PULL)
-        pull.bind(ep)
-        push = ctx.socket(zmq.PUSH)
-        push.connect(ep)
+        pull, push = _inproc_pipeline(ctx, "flush-close")
         for i in range(4):
             push.send(b"%d" % i)
         stream = ZMQStream(pull)
@@ -523,11 +521,7 @@ def test_coroutine_callbacks_and_errors(
     run: Run, ctx: zmq.Context, caplog: pytest.LogCaptureFixture
 ) -> None:
     async def main(io_loop: Any) -> None:
-        ep = f"inproc://coro-{random.getrandbits(32)}"
-        pull = ctx.socket(zmq.PULL)
-        pull.bind(ep)
-        push = ctx.socket(zmq.PUSH)
-        push.connect(ep)
+        pull, push = _inproc_pipeline(ctx, "coro")
         stream = ZMQStream(pull)
         got: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         failed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
