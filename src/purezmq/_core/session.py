@@ -460,14 +460,14 @@ class Session:
         with self.lock:
             if self._handshaken and pipe is not None:
                 msgs: list[Any] = []
-                read = pipe.read
+                read_many = pipe.read_many
                 budget = OUT_BATCH_BYTES  # bounds what a broken connection can lose
                 while len(msgs) < OUT_BATCH and budget > 0:
-                    m = read()
-                    if m is None:
+                    got, size = read_many(OUT_BATCH - len(msgs), budget)
+                    if not got:
                         break
-                    msgs.append(m)
-                    budget -= len(m[0])
+                    msgs += got
+                    budget -= size
                 if msgs:
                     conn.send_messages(msgs)
             return conn.data_to_send()

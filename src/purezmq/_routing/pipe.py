@@ -335,6 +335,43 @@ class Pipe:
                 owner.write_activated(peer)
         return msg
 
+    def read_many(self, limit: int, max_bytes: int) -> tuple[list[Msg], int]:
+        """Up to `limit` whole messages in one call, and the size of their
+        first frames: what repeated calls of `read` would return, for a
+        session encoding a batch (the calls were the largest part of encoding
+        small messages). At least one message when there is one; more only
+        while their first frames fit in `max_bytes`.
+
+        Takes the plain path - `read` itself - whenever it has anything to
+        decide: a queue of one or none (the reader may go to sleep),
+        CONFLATE, a refill hook, or the end-of-pipe DELIMITER among the
+        messages. The caller reads until it gets nothing, so the last call
+        always goes through `read`."""
+        q = self._in
+        n = len(q)
+        if n <= 1 or limit <= 1 or self.conflate or self.refill is not None:
+            msg = self.read()
+            return ([], 0) if msg is None else ([msg], len(msg[0]))
+        popleft = q.popleft
+        out: list[Msg] = [popleft() for _ in range(min(n, limit))]
+        if DELIMITER in out:  # identity first: messages are never equal to it
+            at = out.index(DELIMITER)
+            for item in reversed(out[at:]):
+                q.appendleft(item)  # read() handles the end of the pipe
+            del out[at:]
+        size = sum([len(m[0]) for m in out])
+        while size > max_bytes and len(out) > 1:
+            last = out.pop()  # over the budget: give it back, in order
+            q.appendleft(last)
+            size -= len(last[0])
+        peer = self.peer
+        if not peer._out_active and len(q) <= self._lwm:
+            peer._out_active = True
+            owner = peer._owner
+            if owner is not None:
+                owner.write_activated(peer)
+        return out, size
+
     def check_read(self) -> bool:
         """Is a message waiting (without consuming it)? Marks us as waiting if not."""
         q = self._in

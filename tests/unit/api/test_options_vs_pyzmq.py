@@ -72,6 +72,10 @@ def both_errors(pyzmq: ModuleType) -> tuple[type[BaseException], ...]:
 @pytest.fixture(scope="module")
 def ctx(pyzmq: ModuleType) -> Iterator[Any]:
     context = pyzmq.Context()
+    # Thousands of short-lived sockets: libzmq reaps closed ones on its own
+    # thread, so on a busy machine the default limit of 1023 live sockets per
+    # context was reached now and then (EMFILE, "Too many open files").
+    context.set(pyzmq.MAX_SOCKETS, 16384)
     yield context
     context.destroy(linger=0)
 

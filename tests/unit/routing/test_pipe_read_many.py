@@ -1,0 +1,84 @@
+"""`Pipe.read_many`: the batch read a session uses to encode, checked against
+repeated `Pipe.read` (its definition), with the end of the pipe, the byte
+budget, the low-water mark and the reader's sleep flag."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from purezmq._routing.pipe import Msg, Pipe, pipepair
+
+from .helpers import Recorder
+
+
+def _pair(hwm: int = 0) -> tuple[Pipe, Pipe, Recorder, Recorder]:
+    writer_owner, reader_owner = Recorder(), Recorder()
+    w, r = pipepair(writer_owner, reader_owner)
+    w.set_hwms(hwm, hwm)
+    r.set_hwms(hwm, hwm)
+    return w, r, writer_owner, reader_owner
+
+
+def _drain_many(r: Pipe, limit: int, budget: int) -> list[list[Msg]]:
+    batches = []
+    while True:
+        got, size = r.read_many(limit, budget)
+        if not got:
+            return batches
+        assert size == sum(len(m[0]) for m in got)
+        batches.append(got)
+
+
+@given(
+    sizes=st.lists(st.integers(0, 300), max_size=80),
+    limit=st.integers(1, 40),
+    budget=st.integers(1, 2000),
+    close=st.booleans(),
+)
+def test_same_messages_in_the_same_order_as_read(
+    sizes: list[int], limit: int, budget: int, close: bool
+) -> None:
+    w, r, _, _ = _pair()
+    msgs = [
+        [bytes([i % 251]) * n, b"tail"] if i % 3 == 0 else [b"x" * n] for i, n in enumerate(sizes)
+    ]
+    for m in msgs:
+        assert w.write(m)
+    if close:
+        w.close()
+    batches = _drain_many(r, limit, budget)
+    assert [m for b in batches for m in b] == msgs
+    for b in batches:
+        assert 1 <= len(b) <= limit
+        # Over the budget only when one message alone is over it.
+        assert len(b) == 1 or sum(len(m[0]) for m in b) <= budget
+    assert r.read() is None
+    assert r.in_closed is close  # the DELIMITER was left for read() to see
+
+
+def test_the_last_empty_read_puts_the_reader_to_sleep() -> None:
+    """A writer wakes the reader only when it sleeps: the call that finds the
+    queue empty must lower the flag, or a later message would wait forever."""
+    w, r, _, reader_owner = _pair()
+    for i in range(5):
+        w.write([b"%d" % i])
+    got, _ = r.read_many(10, 1 << 20)
+    assert len(got) == 5
+    assert r.read_many(10, 1 << 20) == ([], 0)
+    before = reader_owner.count("read", r)
+    w.write([b"late"])
+    assert reader_owner.count("read", r) == before + 1  # woken
+    assert r.read_many(10, 1 << 20) == ([[b"late"]], 4)
+
+
+def test_draining_to_the_low_water_mark_wakes_a_blocked_writer() -> None:
+    w, r, writer_owner, _ = _pair(hwm=10)
+    written = 0
+    while w.write([b"m"]):
+        written += 1
+    assert written == 10 and not w.check_write()
+    got, _ = r.read_many(10, 1 << 20)
+    assert len(got) == 10
+    assert writer_owner.count("write", w) == 1
+    assert w.check_write()
