@@ -348,8 +348,17 @@ class Pipe:
         messages. The caller reads until it gets nothing, so the last call
         always goes through `read`."""
         q = self._in
-        n = len(q)
-        if n <= 1 or limit <= 1 or self.conflate or self.refill is not None:
+        n = min(len(q), limit)
+        if n > 1 and not self.conflate and self.refill is None:
+            head = q[0]
+            if head is not DELIMITER:
+                # As many as fit if the others are the size of the first:
+                # large messages go one by one, as `read` would give them,
+                # instead of being taken out and handed back.
+                first = len(head[0])
+                if first:
+                    n = min(n, max_bytes // first + 1)
+        if n <= 1 or self.conflate or self.refill is not None:
             msg = self.read()
             return ([], 0) if msg is None else ([msg], len(msg[0]))
         popleft = q.popleft
