@@ -1,6 +1,6 @@
 """The side-by-side benchmark: purezmq against pyzmq (libzmq), one command.
 
-    bash scripts/bench.sh                 # full matrix, 3 repetitions (~25-40 min)
+    bash scripts/bench.sh                 # full matrix, 3 repetitions (~20-25 min)
     bash scripts/bench.sh --quick         # smoke run, 1 repetition, counts / 10 (~3 min)
     bash scripts/bench.sh --only tcp,64   # a subset (see --help for the tokens)
     python benchmarks/render.py [results.json ...]   # re-render docs from saved results

@@ -8,7 +8,18 @@ PY="${PYTHON:-python3}"
 EXTRAS="${PUREZMQ_EXTRAS:-}"
 if [ ! -x "$VENV/bin/python" ]; then
   echo "[setup] creating $VENV"
-  "$PY" -m venv "$VENV"
+  if ! "$PY" -m venv "$VENV"; then
+    # Debian/Ubuntu ship venv separately; install it when we may.
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+      echo "[setup] installing python3-venv"
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
+      rm -rf "$VENV"
+      "$PY" -m venv "$VENV"
+    else
+      echo "cannot create a virtualenv: install python3-venv (Python 3.11+)" >&2
+      exit 1
+    fi
+  fi
 fi
 STAMP="$VENV/.purezmq-installed"
 WANT="$( (cat "$ROOT/pyproject.toml"; echo "extras=$EXTRAS") | sha256sum | cut -c1-16)"
