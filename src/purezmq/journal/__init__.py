@@ -13,6 +13,20 @@ range of seqs, any number of times. Needs ``pip install 'purezmq[journal]'``
     cap = Capture(j, [CaptureSource("orders", "PULL", bind=["tcp://*:5557"])])
     cap.run()            # until cap.stop() (the CLI stops on SIGTERM/SIGINT)
 
+Reading, for tools and engines built on the journal (the Spark source uses
+exactly this and nothing else)::
+
+    j = Journal.open("s3://bucket/journal")      # or a path, or filesystem=...
+    j.streams(); segs = j.segments("orders")     # SegmentInfo: [first, end), file
+    contiguous_runs(segs)                        # what retention left, gap by gap
+    for batch in j.read("orders", 100, 200): ... # pyarrow RecordBatches, SEGMENT_SCHEMA
+    read_segments(j.uri, "orders", segs, 100, 200)  # planned here, read elsewhere
+
+What this package exports (``__all__``) is its public API; its submodules
+(``layout``, ``fs``, ``reader``, ``schema``...) are internal, so the on-disk
+details can change without breaking readers. tests/unit/test_layering.py
+checks that the rest of purezmq imports only these names.
+
 See docs/pipeline.md; the CLI is ``python -m purezmq.journal --help``.
 """
 
@@ -28,7 +42,8 @@ from .errors import (
     StreamLockedError,
 )
 from .journal import FORMAT_VERSION, Journal, Message
-from .layout import SegmentInfo, check_stream_name
+from .layout import SegmentInfo, check_stream_name, contiguous_runs
+from .reader import read_segments
 from .replay import ReplayTarget, replay
 from .schema import SCHEMA_VERSION, SEGMENT_SCHEMA
 from .writer import StreamWriter
@@ -52,5 +67,7 @@ __all__ = [
     "StreamStats",
     "StreamWriter",
     "check_stream_name",
+    "contiguous_runs",
+    "read_segments",
     "replay",
 ]

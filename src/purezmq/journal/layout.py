@@ -114,7 +114,12 @@ def parse_segment_name(name: str, size: int = 0, mtime: float = 0.0) -> SegmentI
 
 
 def contiguous_runs(segments: list[SegmentInfo]) -> list[tuple[int, int]]:
-    """The [first, end) ranges that `segments` (sorted) cover without gaps."""
+    """The [first, end) ranges that `segments` (sorted) cover without gaps.
+
+    Public (exported by ``purezmq.journal``) because retention deletes
+    segments, so a reader that plans a range from a listing must see which
+    part of it is still there and report the rest as lost, never skip it.
+    """
     runs: list[tuple[int, int]] = []
     for seg in segments:
         if runs and seg.first <= runs[-1][1]:

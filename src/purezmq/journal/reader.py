@@ -4,18 +4,20 @@ Readers never list anything here: they get the segments to read from the
 caller (the Spark source plans them on the driver from a directory listing),
 so executors open exactly the files that were planned. A segment that does
 not hold the rows its name promises is reported, never silently trimmed.
+`read_segments` is the public face of this module (exported by
+``purezmq.journal``); the rest is the journal's own.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import pyarrow as pa
 
 from .errors import CorruptSegmentError, DataLossError
-from .fs import JournalFS
-from .layout import SegmentInfo, join
+from .fs import JournalFS, open_fs
+from .layout import SegmentInfo, join, stream_dir
 from .schema import SEGMENT_SCHEMA
 
 
@@ -82,3 +84,44 @@ def iter_range(
             s_lo, s_hi = max(lo, b_lo), min(hi, b_hi)
             if s_lo < s_hi:
                 yield batch.slice(s_lo - b_lo, s_hi - s_lo)
+
+
+def read_segments(
+    path: str,
+    stream: str,
+    segments: Iterable[SegmentInfo],
+    start: int,
+    end: int,
+    *,
+    filesystem: Any = None,
+    on_missing: Callable[[DataLossError], None] | None = None,
+) -> Iterator[Any]:
+    """Record batches of `stream`'s seqs [start, end), read from exactly `segments`.
+
+    For readers that plan in one place and read in another - Spark's driver
+    lists and plans, its executors read - so this opens the planned segment
+    files and nothing else: no directory listing and no ``journal.json``
+    (`Journal.read` lists for you; use it when you plan and read in one
+    process). `path` (and `filesystem`) name the journal as `Journal.open`
+    takes them; `segments` come from `Journal.segments` and must cover the
+    range (see `contiguous_runs`); rows are sliced by position, since seqs
+    are dense.
+
+    A planned segment deleted since (retention ran after planning) raises
+    DataLossError - unless `on_missing` is given: it is then called with that
+    error and the segment is skipped, so a lenient reader decides how to log
+    and count what it lost rather than losing it silently. A segment whose
+    content does not match its name raises CorruptSegmentError either way.
+    """
+    fs, root = open_fs(path, filesystem)
+    directory = stream_dir(root, stream)
+    for seg in segments:
+        try:
+            # A whole segment is read (and checked) before any of it is yielded.
+            batches = list(iter_range(fs, directory, [seg], start, end))
+        except DataLossError as exc:
+            if on_missing is None:
+                raise
+            on_missing(exc)
+            continue
+        yield from batches
