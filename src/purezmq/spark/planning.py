@@ -13,8 +13,7 @@ import logging
 import math
 from dataclasses import dataclass
 
-from purezmq.journal import DataLossError, Journal, SegmentInfo
-from purezmq.journal.layout import contiguous_runs
+from purezmq.journal import DataLossError, Journal, SegmentInfo, contiguous_runs
 
 from .offsets import JournalOffset
 from .options import SourceOptions

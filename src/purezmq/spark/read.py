@@ -15,11 +15,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from purezmq.journal.errors import DataLossError
-from purezmq.journal.fs import open_fs
-from purezmq.journal.layout import stream_dir
-from purezmq.journal.reader import iter_range
-from purezmq.journal.schema import FRAMES_TYPE
+from purezmq.journal import SEGMENT_SCHEMA, DataLossError, read_segments
 
 from .planning import SlicePlan
 
@@ -33,16 +29,15 @@ SOURCE_DDL_NO_FRAMES = "stream STRING, seq BIGINT, timestamp TIMESTAMP, topic BI
 
 
 def output_schema(include_frames: bool) -> Any:
-    """The Arrow schema of what `read_slice` yields."""
-    fields = [
-        pa.field("stream", pa.string()),
-        pa.field("seq", pa.int64()),
-        pa.field("timestamp", pa.timestamp("us", tz="UTC")),
-        pa.field("topic", pa.binary()),
-        pa.field("value", pa.binary()),
-    ]
-    if include_frames:
-        fields.append(pa.field("frames", FRAMES_TYPE))
+    """The Arrow schema of what `read_slice` yields.
+
+    A ``stream`` column, then the segment's own columns in their order with
+    their types (``_convert`` passes them through by position, unconverted):
+    the journal chose those types for Spark, so they are taken from its
+    schema rather than restated here.
+    """
+    fields = [pa.field("stream", pa.string())]
+    fields += [f for f in SEGMENT_SCHEMA if include_frames or f.name != "frames"]
     return pa.schema(fields)
 
 
@@ -59,16 +54,18 @@ def read_slice(plan: SlicePlan) -> Iterator[Any]:
     DataLossError when failOnDataLoss is true, and skipped (with a warning)
     otherwise.
     """
-    fs, root = open_fs(plan.path)
-    directory = stream_dir(root, plan.stream)
     schema = output_schema(plan.include_frames)
-    for seg in plan.segments:
-        try:
-            batches = list(iter_range(fs, directory, [seg], plan.start, plan.end))
-        except DataLossError as exc:
-            if plan.fail_on_data_loss:
-                raise DataLossError(f"{exc} (set failOnDataLoss=false to skip)") from exc
-            log.warning("%s; skipping it", exc)
-            continue
+    skip = None if plan.fail_on_data_loss else _skip_lost_segment
+    batches = read_segments(
+        plan.path, plan.stream, plan.segments, plan.start, plan.end, on_missing=skip
+    )
+    try:
         for batch in batches:
             yield _convert(batch, plan.stream, schema)
+    except DataLossError as exc:
+        raise DataLossError(f"{exc} (set failOnDataLoss=false to skip)") from exc
+
+
+def _skip_lost_segment(exc: DataLossError) -> None:
+    """failOnDataLoss=false: say what is skipped (the journal skips it)."""
+    log.warning("%s; skipping it", exc)
