@@ -3,7 +3,8 @@
 There is no global state: everything a socket shares with others lives
 here. The I/O driver is created on first use by a factory the facade
 registers (`_core` never imports a driver), so an inproc-only context never
-starts a thread.
+starts a thread; each socket's `Waiter` (how its thread sleeps and is
+woken) comes from a factory the facade registers too.
 
 Termination follows libzmq: `term()` wakes every blocked call with ETERM,
 waits until the application has closed every socket, then waits for each
@@ -18,15 +19,17 @@ import os
 import threading
 import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from purezmq import constants as C
 from purezmq._routing.pipe import Pipe, pipepair
 from purezmq.error import ZMQError
 
 from .options import ContextOptions
+from .session_config import CONFLATE_TYPES
 
 if TYPE_CHECKING:
+    from .protocols import Driver, InprocPeer, Waiter
     from .session import Session
     from .socket_core import SocketCore
 
@@ -37,7 +40,7 @@ _ALL: weakref.WeakSet[ContextCore] = weakref.WeakSet()
 class _PendingInproc:
     """A connect to an inproc name nobody has bound yet (libzmq allows it)."""
 
-    def __init__(self, socket: SocketCore, theirs: Pipe) -> None:
+    def __init__(self, socket: InprocPeer, theirs: Pipe) -> None:
         self.socket = socket
         self.theirs = theirs  # the end the future binder will own
 
@@ -45,14 +48,20 @@ class _PendingInproc:
 class ContextCore:
     """Sockets, driver, inproc registry and shutdown of one Context."""
 
-    def __init__(self, driver_factory: Callable[[], Any] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        waiter_factory: Callable[[], Waiter],
+        driver_factory: Callable[[], Driver] | None = None,
+    ) -> None:
         self.options = ContextOptions()
+        self._waiter_factory = waiter_factory
         self._driver_factory = driver_factory
-        self._driver: Any = None
+        self._driver: Driver | None = None
         self._lock = threading.Condition()
         self._sockets: set[SocketCore] = set()
         self._lingering: set[Session] = set()
-        self._inproc: dict[str, SocketCore] = {}
+        self._inproc: dict[str, InprocPeer] = {}
         self._pending: dict[str, list[_PendingInproc]] = {}
         self.terminating = False
         self.terminated = False
@@ -91,17 +100,22 @@ class ContextCore:
             self._lingering.discard(session)
             self._lock.notify_all()
 
-    def driver(self) -> Any:
+    def driver(self) -> Driver:
         """The I/O driver, started on first use."""
         with self._lock:
-            if self._driver is None:
+            driver = self._driver
+            if driver is None:
                 if self._driver_factory is None:
                     raise ZMQError(errno.EPROTONOSUPPORT, "this context has no I/O driver")
-                self._driver = self._driver_factory()
-            return self._driver
+                driver = self._driver = self._driver_factory()
+            return driver
+
+    def make_waiter(self) -> Waiter:
+        """A new socket's waiter (its FD and blocking waits)."""
+        return self._waiter_factory()
 
     # ================================================================ inproc
-    def inproc_bind(self, name: str, sock: SocketCore) -> None:
+    def inproc_bind(self, name: str, sock: InprocPeer) -> None:
         with self._lock:
             if name in self._inproc:
                 raise ZMQError(errno.EADDRINUSE, f"Address already in use (addr='inproc://{name}')")
@@ -110,17 +124,17 @@ class ContextCore:
         for p in pending:
             self._complete_inproc(p.socket, sock, p.theirs)
 
-    def inproc_binder(self, name: str) -> SocketCore | None:
+    def inproc_binder(self, name: str) -> InprocPeer | None:
         """The socket bound at inproc `name`, if any (the ZAP handler look-up)."""
         with self._lock:
             return self._inproc.get(name)
 
-    def inproc_unbind(self, name: str, sock: SocketCore) -> None:
+    def inproc_unbind(self, name: str, sock: InprocPeer) -> None:
         with self._lock:
             if self._inproc.get(name) is sock:
                 del self._inproc[name]
 
-    def inproc_connect(self, sock: SocketCore, name: str) -> Pipe:
+    def inproc_connect(self, sock: InprocPeer, name: str) -> Pipe:
         """Connect to inproc `name`; returns the connecting socket's pipe end.
 
         Messages never touch a codec: the two sockets share the pipe's deques.
@@ -141,7 +155,7 @@ class ContextCore:
             self._complete_inproc(sock, binder, theirs)
         return ours
 
-    def _complete_inproc(self, connecter: SocketCore, binder: SocketCore, theirs: Pipe) -> None:
+    def _complete_inproc(self, connecter: InprocPeer, binder: InprocPeer, theirs: Pipe) -> None:
         ours = theirs.peer
         co, bo = connecter.options, binder.options
         snd = _sum_hwm(co.value(C.SNDHWM), bo.value(C.RCVHWM))
@@ -206,17 +220,11 @@ def _sum_hwm(a: int, b: int) -> int:
     return a + b if a and b else 0
 
 
-def _conflate(sock: SocketCore) -> bool:
-    return bool(sock.options.value(C.CONFLATE)) and sock.type_name in (
-        "DEALER",
-        "PULL",
-        "PUSH",
-        "PUB",
-        "SUB",
-    )
+def _conflate(sock: InprocPeer) -> bool:
+    return bool(sock.options.value(C.CONFLATE)) and sock.type_name in CONFLATE_TYPES
 
 
-def _describe(pipe: Pipe, peer: SocketCore | None, me: SocketCore) -> None:
+def _describe(pipe: Pipe, peer: InprocPeer | None, me: InprocPeer) -> None:
     """What the peer would have sent in READY: Socket-Type and Identity."""
     if peer is None:
         return

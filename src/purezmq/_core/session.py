@@ -24,124 +24,42 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from errno import EFAULT
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
 
-from purezmq import constants as ev
-from purezmq._routing.pipe import DELIMITER, Pipe, pipepair
+from purezmq import constants as C
+from purezmq._routing.pipe import Pipe, pipepair
 from purezmq._zmtp import ProtocolError, ZMTPConnection
-from purezmq._zmtp.mechanisms.base import MessageError
-from purezmq._zmtp.mechanisms.null import NullMechanism
+from purezmq._zmtp.frames import Buffer
 from purezmq._zmtp.raw import RawConnection
 
 from .clock import monotonic
+from .connections import Backoff, Connection, open_connection
+from .failures import may_reconnect, report_failure
+from .intake import ReadAhead, buffer_has_room, parse_batch, salvage
+from .outflow import DRAIN_AT, encode_batch, has_queued_output
 from .zap import SessionZap, zap_properties
 
 if TYPE_CHECKING:
-    from .socket_core import SocketCore
+    from .protocols import EngineHandle, SessionOwner
+    from .session_config import SessionConfig
 
 log = logging.getLogger("purezmq")
 
-#: What a session drives: a ZMTP connection, or a STREAM socket's raw one.
-Connection = ZMTPConnection | RawConnection
-
-#: How long bytes may wait unparsed before the driver parses them itself. The
-#: reader's thread normally parses when its queue runs dry; this bound keeps
-#: heartbeats answered and read-ahead going while the application is busy.
-READAHEAD_DELAY = 0.005
-#: Unparsed bytes a connection may hold before reading pauses (back-pressure
-#: then reaches the peer through TCP, as libzmq's does through its pipe).
-READAHEAD_LIMIT = 256 * 1024
-#: Messages, and bytes (first frames), taken from the pipe per encode batch.
-OUT_BATCH = 1024
-OUT_BATCH_BYTES = 256 * 1024
-#: Queued messages at which the sending thread writes them itself (Pipe.drain).
-DRAIN_AT = 128
-#: Messages parsed per refill when the pipe has no HWM.
-IN_BATCH = 1024
-
-
-class EngineHandle(Protocol):
-    """What a session needs from the driver's engine for its OS connection."""
-
-    def kick_output(self) -> None:
-        """Output is queued in the pipe or the connection: write it soon."""
-
-    def resume_input(self) -> None:
-        """The receive buffer has room again: read when data is available."""
-
-    def flush_now(self) -> None:
-        """Write queued output from the calling thread if possible, else soon."""
-
-    def schedule(self, deadline: float | None) -> None:
-        """Make sure `Session.on_timer` runs by `deadline` (monotonic). Any thread.
-
-        Keeps the earliest request: a timer that fires early does no harm (the
-        session recomputes and asks again), one that fires late would."""
-
-    def close(self) -> None:
-        """Close the OS connection (after writing what is already in hand)."""
-
-
-class DirectReader(Protocol):
-    """Optional engine methods for the direct read path (see SocketCore._block_recv):
-    a receiving thread that is about to block takes over reading the few
-    connections of its socket, so a message wakes it once - not the I/O
-    thread first and then, through a signal, the receiver."""
-
-    def park(self) -> int | None:
-        """Stop the driver reading; return the descriptor to wait on, or None
-        if the engine cannot be read directly now."""
-
-    def unpark(self) -> None:
-        """Give reading back to the driver."""
-
-    def read_direct(self) -> bool:
-        """Read what is there (the descriptor was readable); False if the
-        connection ended (the driver then tidies up)."""
-
-
-@dataclass(frozen=True)
-class SessionConfig:
-    """The options a session needs, copied from the socket when it is made."""
-
-    socket_type: str
-    endpoint: str
-    connect_side: bool
-    sndhwm: int = 1000
-    rcvhwm: int = 1000
-    immediate: bool = False
-    conflate: bool = False
-    linger: float | None = None  # seconds; None = forever
-    routing_id: bytes = b""
-    sends_identity: bool = False
-    handshake_ivl: float = 30.0
-    heartbeat_ivl: float = 0.0
-    heartbeat_ttl: float = 0.0
-    heartbeat_timeout: float = -1.0
-    max_msg_size: int = -1
-    reconnect_ivl: float = 0.1
-    reconnect_ivl_max: float = 0.0
-    metadata: dict[str, bytes] = field(default_factory=dict)
-    #: Makes each connection's security mechanism, given the peer's address
-    #: (`security.mechanism_factory`); None = NULL without ZAP.
-    mechanism_factory: Callable[[str], Any] | None = None
-    #: STREAM sockets: raw bytes instead of ZMTP, one pipe per connection.
-    raw: bool = False
-    #: STREAM_NOTIFY: announce connects and disconnects with an empty message.
-    stream_notify: bool = True
-    #: CONNECT_ROUTING_ID given for this connect(): the id the socket's ROUTER or
-    #: STREAM knows this peer by (set on every pipe the session makes).
-    connect_routing_id: bytes = b""
+_EVENT_CONNECTED = int(C.EVENT_CONNECTED)
+_EVENT_ACCEPTED = int(C.EVENT_ACCEPTED)
+_EVENT_DISCONNECTED = int(C.EVENT_DISCONNECTED)
+_EVENT_HANDSHAKE_SUCCEEDED = int(C.EVENT_HANDSHAKE_SUCCEEDED)
 
 
 class Session:
     """Bridges one pipe and successive ZMTP connections (see module docstring)."""
 
-    def __init__(self, socket: SocketCore, config: SessionConfig) -> None:
-        self.socket = socket
+    def __init__(self, owner: SessionOwner, config: SessionConfig) -> None:
+        self.owner = owner
         self.config = config
+        self.monitor = owner.monitor
+        #: The socket's record of its direct writes, which engines consult.
+        self.burst = owner.burst
         self.lock = threading.Lock()
         self.conn: Connection | None = None
         self.engine: EngineHandle | None = None
@@ -153,15 +71,14 @@ class Session:
         self._input_paused = False
         self._closing = False  # the socket closed its side: flush, then end
         self._done = False
-        self._parse_gen = 0
-        self._readahead_gen = -1
-        self._readahead_deadline: float | None = None
+        self._readahead = ReadAhead()
         self._linger_deadline: float | None = None
-        self._reconnect_ivl = config.reconnect_ivl
+        self._backoff = Backoff(config.reconnect_ivl, config.reconnect_ivl_max)
         self._fd = -1
         self._no_reconnect = False
         self._linger = config.linger
-        self._zap = SessionZap(socket.ctx, self._zap_wake)
+        self._zap = SessionZap(owner.ctx, self._zap_wake)
+        #: The driver's own bookkeeping when the session ends (after the owner's).
         self.on_done: Callable[[Session], None] | None = None
         if config.connect_side and not config.immediate:
             self._make_pipe()
@@ -171,18 +88,25 @@ class Session:
         return f"<Session {side} {self.config.endpoint} {self.peer_address}>"
 
     # ------------------------------------------------------------ pipe
-    def _make_pipe(self) -> Pipe:
+    def _make_pipe(
+        self, conn: Connection | None = None, meta: dict[str, str] | None = None
+    ) -> Pipe:
+        """Make the pipe pair to the socket; `conn` and `meta` describe the peer
+        when the pipe is made after its handshake (IMMEDIATE, bind side)."""
         ours, theirs = pipepair(self, None)
         cfg = self.config
         # Our outbound (toward the socket) is bounded by RCVHWM; the socket's by SNDHWM.
         ours.set_hwms(0 if cfg.conflate else cfg.rcvhwm, 0 if cfg.conflate else cfg.sndhwm)
         ours.conflate = theirs.conflate = cfg.conflate
-        ours.refill = None
         theirs.routing_id = cfg.connect_routing_id
         theirs.refill = self.refill
         theirs.set_drain(self.drain_output, DRAIN_AT)
+        if conn is not None and meta is not None:
+            theirs.metadata = meta
+            theirs.peer_identity = conn.peer_identity
+            self._identified = True
         self.pipe = ours
-        self.socket.attach_pipe_from_session(theirs, self)
+        self.owner.attach_pipe_from_session(theirs, self)
         return ours
 
     # PipeOwner: called from the socket's thread.
@@ -216,7 +140,7 @@ class Session:
         if engine is not None:
             engine.kick_output()
             engine.schedule(self._linger_deadline)
-        elif not self._has_queued_output() or linger == 0:
+        elif not has_queued_output(self.pipe) or linger == 0:
             self.finish()
 
     def hiccuped(self, pipe: Pipe) -> None:  # pragma: no cover - sessions never hiccup themselves
@@ -224,30 +148,9 @@ class Session:
 
     # ------------------------------------------------------------ driver side
     def start_connection(self, engine: EngineHandle, peer_address: str, fd: int = -1) -> Connection:
-        """A new OS connection is up: make its ZMTP connection. Driver thread."""
+        """A new OS connection is up: make its protocol connection. Driver thread."""
         cfg = self.config
-        if cfg.raw:
-            return self._start_raw(engine, peer_address, fd)
-        factory = cfg.mechanism_factory
-        identity = cfg.routing_id if cfg.sends_identity else None
-        if factory is not None:
-            mechanism = factory(peer_address)
-            mechanism.configure(
-                socket_type=cfg.socket_type, identity=identity, metadata=cfg.metadata
-            )
-        else:
-            mechanism = NullMechanism(identity=identity, properties=cfg.metadata)
-        now = monotonic()
-        conn = ZMTPConnection(
-            socket_type=cfg.socket_type,
-            mechanism=mechanism,
-            now=now,
-            handshake_ivl=cfg.handshake_ivl,
-            heartbeat_ivl=cfg.heartbeat_ivl,
-            heartbeat_ttl=cfg.heartbeat_ttl,
-            heartbeat_timeout=cfg.heartbeat_timeout,
-            max_msg_size=cfg.max_msg_size,
-        )
+        conn = open_connection(cfg, peer_address, monotonic())
         with self.lock:
             self.conn = conn
             self.engine = engine
@@ -255,26 +158,18 @@ class Session:
             self._handshaken = False
             self._input_paused = False
             self._zap.reset()
-        self._fd = fd
-        kind = ev.EVENT_CONNECTED if cfg.connect_side else ev.EVENT_ACCEPTED
-        self.socket.monitor_event(kind, fd, cfg.endpoint)
-        engine.schedule(self.next_deadline())
-        return conn
-
-    def _start_raw(self, engine: EngineHandle, peer_address: str, fd: int) -> RawConnection:
-        """A STREAM connection: no handshake, the peer is there at once."""
-        conn = RawConnection()
-        with self.lock:
-            self.conn = conn
-            self.engine = engine
-            self.peer_address = peer_address
             self._fd = fd
-            kind = ev.EVENT_CONNECTED if self.config.connect_side else ev.EVENT_ACCEPTED
-            self.socket.monitor_event(kind, fd, self.config.endpoint)
-            self._handshake_complete(conn)
-        pipe = self.pipe
-        if self.config.stream_notify and pipe is not None:
-            pipe.force_write([b""])  # "a peer connected", as libzmq's raw engine says it
+        kind = _EVENT_CONNECTED if cfg.connect_side else _EVENT_ACCEPTED
+        self.monitor.event(kind, fd, cfg.endpoint)
+        if isinstance(conn, RawConnection):
+            # A STREAM connection has no handshake: the peer is there at once.
+            with self.lock:
+                self._handshake_complete(conn)
+            pipe = self.pipe
+            if cfg.stream_notify and pipe is not None:
+                pipe.force_write([b""])  # "a peer connected", as libzmq's raw engine says it
+        else:
+            engine.schedule(self.next_deadline())
         return conn
 
     def receive_with(self, recv_into: Callable[[memoryview], int], notify: bool = True) -> int:
@@ -300,14 +195,14 @@ class Session:
                 if not conn.handshake_done:
                     return n
                 self._handshake_complete(conn)
-            if not self._buffer_has_room(conn):
+            if not buffer_has_room(conn):
                 self._input_paused = True
         if notify:
             self._input_available(now)
         else:
             pipe = self.pipe
             if pipe is not None and pipe.claim_reader():
-                self.socket.read_activated_here(pipe.peer)
+                self.owner.read_activated_here(pipe.peer)
         return n
 
     @property
@@ -319,9 +214,6 @@ class Session:
     def input_paused(self) -> bool:
         """The receive buffer is full of unparsed bytes: stop reading for now."""
         return self._input_paused
-
-    def _buffer_has_room(self, conn: Connection) -> bool:
-        return conn.receiving_big_frame or conn.unparsed_bytes < READAHEAD_LIMIT
 
     def _input_available(self, now: float) -> None:
         """Bytes wait in the connection: wake a sleeping reader, and arm read-ahead.
@@ -335,53 +227,37 @@ class Session:
             return
         if pipe.reader_asleep:
             pipe.notify_reader()
-        if self._readahead_deadline is None:
-            self._readahead_gen = self._parse_gen
-            self._readahead_deadline = now + READAHEAD_DELAY
+        readahead = self._readahead
+        if readahead.arm(now):
             engine = self.engine
             if engine is not None:
-                engine.schedule(self._readahead_deadline)
+                engine.schedule(readahead.deadline)
 
     def _handshake_complete(self, conn: Connection) -> None:
         """Called with the lock held, once per connection."""
         self._handshaken = True
-        self._reconnect_ivl = self.config.reconnect_ivl
+        self._backoff.reset()
         meta = zap_properties(conn)  # User-Id and ZAP metadata win over ZMTP's, as in libzmq
         for k, v in conn.peer_metadata.items():
             meta.setdefault(k, v.decode("utf-8", "replace"))
         meta["Peer-Address"] = self.peer_address
         pipe = self.pipe
         if pipe is None:
-            pipe = self._make_pipe_for_handshake(conn, meta)
+            pipe = self._make_pipe(conn, meta)
         else:
             peer_end = pipe.peer
             peer_end.metadata = meta
             if not self._identified:
                 peer_end.peer_identity = conn.peer_identity
                 self._identified = True
-                self.socket.post_identified(peer_end)
-        self.socket.monitor_event(ev.EVENT_HANDSHAKE_SUCCEEDED, 0, self.config.endpoint)
+                self.owner.post_identified(peer_end)
+        self.monitor.event(_EVENT_HANDSHAKE_SUCCEEDED, 0, self.config.endpoint)
         engine = self.engine
         if engine is not None:
             # Heartbeats start now: arm the timer for them.
             engine.schedule(self.next_deadline())
             if pipe.peer.outbound_size:
                 engine.kick_output()
-
-    def _make_pipe_for_handshake(self, conn: Connection, meta: dict[str, str]) -> Pipe:
-        ours, theirs = pipepair(self, None)
-        cfg = self.config
-        ours.set_hwms(0 if cfg.conflate else cfg.rcvhwm, 0 if cfg.conflate else cfg.sndhwm)
-        ours.conflate = theirs.conflate = cfg.conflate
-        theirs.routing_id = cfg.connect_routing_id
-        theirs.refill = self.refill
-        theirs.set_drain(self.drain_output, DRAIN_AT)
-        theirs.metadata = meta
-        theirs.peer_identity = conn.peer_identity
-        self._identified = True
-        self.pipe = ours
-        self.socket.attach_pipe_from_session(theirs, self)
-        return ours
 
     # ------------------------------------------------------------ parsing
     def refill(self, look: bool = True) -> None:
@@ -399,10 +275,10 @@ class Session:
                 return
             # Nothing buffered. A connection parked by the direct read path is
             # read by nobody else right now: look at the socket itself.
-            read = getattr(self.engine, "read_if_parked", None)
-            if read is None:
+            engine = self.engine
+            if engine is None:
                 return
-            read()
+            engine.read_if_parked()
             if not conn.has_pending_input:
                 return
         self._parse_into_pipe(conn)
@@ -411,29 +287,14 @@ class Session:
         pipe = self.pipe
         if pipe is None:
             return
-        failure: ProtocolError | None = None
         with self.lock:
             if self.conn is not conn:
                 return
-            hwm = pipe.out_hwm
-            room = hwm - pipe.outbound_size if hwm else IN_BATCH
-            if room <= 0:
+            parsed, failure = parse_batch(conn, pipe)
+            if not parsed:
                 return
-            try:
-                msgs = conn.pull(room)
-            except ProtocolError as e:
-                msgs = []
-                failure = e
-            else:
-                # pull() returns the good messages before a bad frame and keeps
-                # the error for its next call: act on it now, not later.
-                failure = conn.close_reason
-            self._parse_gen += 1
-            if msgs:
-                pipe.extend_outbound(msgs)
-                if pipe.reader_asleep:  # parsed on the I/O thread (read-ahead)
-                    pipe.notify_reader()
-            resume = self._input_paused and self._buffer_has_room(conn)
+            self._readahead.parsed()
+            resume = self._input_paused and buffer_has_room(conn)
             if resume:
                 self._input_paused = False
             has_output = conn.has_output
@@ -441,7 +302,7 @@ class Session:
         if engine is None:
             return
         if failure is not None:
-            self._fail_from_any_thread(conn, failure)
+            self._fail_from_any_thread(failure)
             return
         if resume:
             engine.resume_input()
@@ -451,7 +312,7 @@ class Session:
         engine.schedule(self.next_deadline())
 
     # ------------------------------------------------------------ output
-    def collect_output(self) -> list[Any]:
+    def collect_output(self) -> list[Buffer]:
         """Encode queued messages; return the chunks to write. Caller holds no lock."""
         conn = self.conn
         pipe = self.pipe
@@ -459,17 +320,7 @@ class Session:
             return []
         with self.lock:
             if self._handshaken and pipe is not None:
-                msgs: list[Any] = []
-                read_many = pipe.read_many
-                budget = OUT_BATCH_BYTES  # bounds what a broken connection can lose
-                while len(msgs) < OUT_BATCH and budget > 0:
-                    got, size = read_many(OUT_BATCH - len(msgs), budget)
-                    if not got:
-                        break
-                    msgs += got
-                    budget -= size
-                if msgs:
-                    conn.send_messages(msgs)
+                encode_batch(pipe, conn)
             return conn.data_to_send()
 
     def drain_output(self) -> None:
@@ -478,14 +329,6 @@ class Session:
         engine = self.engine
         if engine is not None and self._handshaken:
             engine.flush_now()
-
-    def _has_queued_output(self) -> bool:
-        pipe = self.pipe
-        return (
-            pipe is not None
-            and pipe.inbound_size > 0
-            and not (pipe.inbound_size == 1 and pipe.peek_inbound() is DELIMITER)
-        )
 
     def output_drained(self) -> None:
         """The driver wrote everything it had. Ends a closing session once the
@@ -499,7 +342,7 @@ class Session:
             d
             for d in (
                 self.conn.next_deadline() if self.conn is not None else None,
-                self._readahead_deadline,
+                self._readahead.deadline,
                 self._linger_deadline if self._closing else None,
             )
             if d is not None
@@ -520,12 +363,11 @@ class Session:
                 self._zap_answered(conn, now)
             conn.on_timer(now)
             has_output = conn.has_output
-        if self._readahead_deadline is not None and now >= self._readahead_deadline:
-            self._readahead_deadline = None
-            if conn.has_pending_input:
-                if self._parse_gen == self._readahead_gen:  # nobody parsed meanwhile
-                    self._parse_into_pipe(conn)
-                self._rearm_readahead(conn, now)
+        readahead = self._readahead
+        if readahead.fire(now) and conn.has_pending_input:
+            if readahead.nobody_parsed:
+                self._parse_into_pipe(conn)
+            self._rearm_readahead(conn, now)
         engine = self.engine
         if engine is not None:
             if has_output:
@@ -555,48 +397,24 @@ class Session:
             return
         if pipe.out_hwm and pipe.outbound_size >= pipe.out_hwm:
             return
-        self._readahead_gen = self._parse_gen
-        self._readahead_deadline = now + READAHEAD_DELAY
+        self._readahead.rearm(now)
 
     # ------------------------------------------------------------ failures
-    def _fail_from_any_thread(self, conn: Connection, err: ProtocolError) -> None:
+    def _fail_from_any_thread(self, err: ProtocolError) -> None:
         """A protocol error found while parsing on the reader's thread."""
         log.warning("purezmq: %s: closing connection: %s", self.config.endpoint, err.reason)
-        self._report_failure(err)
-        self._note_failure(err)
+        self.connection_failed(err)
         engine = self.engine
         if engine is not None:
             engine.close()
 
     def connection_failed(self, err: ProtocolError) -> None:
-        """The driver caught a ProtocolError from this session's connection."""
+        """The connection broke the protocol (found by the driver or the reader):
+        report it, and do not reconnect unless it was a timeout."""
         log.info("purezmq: %s: connection closed: %s", self.config.endpoint, err.reason)
-        self._report_failure(err)
-        self._note_failure(err)
-
-    def _note_failure(self, err: ProtocolError) -> None:
-        """libzmq reconnects after timeouts and dropped connections, never after
-        a protocol error (bad bytes, refused socket type, failed authentication):
-        that session ends."""
-        if err.kind != "timeout":
+        report_failure(self.monitor, self.config.endpoint, err)
+        if not may_reconnect(err):
             self._no_reconnect = True
-
-    def _report_failure(self, err: ProtocolError) -> None:
-        """The HANDSHAKE_FAILED_* event libzmq emits for this failure, if any."""
-        if not err.during_handshake and not isinstance(err, MessageError):
-            return  # (libzmq reports a bad CURVE MESSAGE like a handshake failure)
-        endpoint = self.config.endpoint
-        if err.kind == "protocol":
-            self.socket.monitor_event(ev.EVENT_HANDSHAKE_FAILED_PROTOCOL, err.code, endpoint)
-        elif err.kind in ("auth", "peer"):
-            # Ours or the peer's ZAP status (an ERROR reason "300"/"400"/"500");
-            # a peer ERROR with any other reason gets no event in libzmq.
-            if err.zap_status is not None:
-                self.socket.monitor_event(ev.EVENT_HANDSHAKE_FAILED_AUTH, err.zap_status, endpoint)
-            elif err.kind == "auth":  # ZAP needed but no handler bound: libzmq says EFAULT
-                self.socket.monitor_event(ev.EVENT_HANDSHAKE_FAILED_NO_DETAIL, EFAULT, endpoint)
-        else:
-            self.socket.monitor_event(ev.EVENT_HANDSHAKE_FAILED_NO_DETAIL, 0, endpoint)
 
     def connection_lost(self) -> float | None:
         """The driver's OS connection is gone. Returns the delay before the driver
@@ -612,14 +430,14 @@ class Session:
             self._zap.reset()
             handshaken = self._handshaken
             self._handshaken = False
-            self._readahead_deadline = None
+            self._readahead.cancel()
         if was_up:
-            self.socket.monitor_event(ev.EVENT_DISCONNECTED, self._fd, self.config.endpoint)
+            self.monitor.event(_EVENT_DISCONNECTED, self._fd, self.config.endpoint)
         cfg = self.config
         if not cfg.connect_side or self._done or self._no_reconnect:
             self.finish()
             return None
-        if self._closing and (not self._has_queued_output() or self._linger == 0):
+        if self._closing and (not has_queued_output(self.pipe) or self._linger == 0):
             self.finish()
             return None
         if cfg.immediate and self.pipe is not None:
@@ -632,37 +450,19 @@ class Session:
         return self.next_reconnect_delay()
 
     def _salvage_input(self) -> None:
-        """Deliver what the peer sent before it went away.
-
-        With lazy parsing, complete messages may still sit unparsed in the
-        connection's buffer when the stream ends. They were received, so they
-        are delivered (libzmq would have them in the kernel buffer and read
-        them before seeing the end of the stream). They go past the HWM: the
-        bytes are already in memory, bounded by READAHEAD_LIMIT, and nothing
-        more can arrive on this connection."""
+        """Deliver what the peer sent before it went away (see intake.salvage)."""
         conn = self.conn
         pipe = self.pipe
         if conn is None or pipe is None or not self._handshaken:
             return
         with self.lock:
-            while conn.has_pending_input:
-                try:
-                    msgs = conn.pull(IN_BATCH)
-                except ProtocolError:
-                    break
-                if not msgs:
-                    break  # only a partial frame is left
-                pipe.extend_outbound(msgs)
+            salvage(conn, pipe)
         if pipe.reader_asleep and pipe.outbound_size:
             pipe.notify_reader()
 
     def next_reconnect_delay(self) -> float:
-        """RECONNECT_IVL, doubling up to RECONNECT_IVL_MAX when that is set."""
-        cfg = self.config
-        delay = self._reconnect_ivl
-        if cfg.reconnect_ivl_max > 0:
-            self._reconnect_ivl = min(self._reconnect_ivl * 2, cfg.reconnect_ivl_max)
-        return delay
+        """How long the driver waits before the next connect attempt."""
+        return self._backoff.next_delay()
 
     def linger_expired(self) -> bool:
         """The socket closed and LINGER ran out (never true with LINGER -1)."""
@@ -693,5 +493,6 @@ class Session:
         engine = self.engine
         if engine is not None:
             engine.close()
+        self.owner.session_done(self)
         if self.on_done is not None:
             self.on_done(self)

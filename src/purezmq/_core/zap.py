@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from purezmq._zmtp import ZMTPConnection
 
     from .context_core import ContextCore
-    from .socket_core import SocketCore
+    from .protocols import InprocPeer
 
 log = logging.getLogger("purezmq")
 
@@ -41,7 +41,7 @@ ZAP_ENDPOINT = "zeromq.zap.01"
 _HANDLER_TYPES = frozenset({"REP", "ROUTER", "SERVER"})
 
 
-def find_handler(ctx: ContextCore) -> SocketCore | None:
+def find_handler(ctx: ContextCore) -> InprocPeer | None:
     """The socket bound at inproc://zeromq.zap.01 in `ctx`, if any."""
     handler = ctx.inproc_binder(ZAP_ENDPOINT)
     if handler is None or handler.closed:
@@ -71,7 +71,7 @@ class ZapClient:
 
     def __init__(
         self,
-        handler: SocketCore,
+        handler: InprocPeer,
         on_reply: Callable[[list[bytes]], None],
         on_failure: Callable[[str], None],
     ) -> None:

@@ -85,7 +85,7 @@ class Connecter:
         if err == 0:
             self._connected()
         elif err in _IN_PROGRESS:
-            self.session.socket.monitor_event(C.EVENT_CONNECT_DELAYED, err, str(self.endpoint))
+            self.session.monitor.event(C.EVENT_CONNECT_DELAYED, err, str(self.endpoint))
             self.io.register(sock.fileno(), self, WRITE)
         else:
             self._drop_socket()
@@ -163,7 +163,7 @@ class Connecter:
             self.session.finish()
             self._finish()
             return
-        self.session.socket.monitor_event(
+        self.session.monitor.event(
             C.EVENT_CONNECT_RETRIED, int(delay * 1000), str(self.endpoint)
         )
         self._timer = self.io.call_later(delay, self._attempt)

@@ -15,10 +15,11 @@ import os
 import socket
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from purezmq import constants as C
-from purezmq._core.session import Session, SessionConfig
+from purezmq._core.protocols import Driver, SessionOwner
+from purezmq._core.session import Session
+from purezmq._core.session_config import SessionConfig
 from purezmq._transport.address import (
     AddressError,
     Endpoint,
@@ -34,41 +35,51 @@ from .engine import StreamEngine
 from .listener import Listener
 from .reactor import Reactor
 
-if TYPE_CHECKING:
-    from purezmq._core.socket_core import SocketCore
+_EVENT_ACCEPT_FAILED = int(C.EVENT_ACCEPT_FAILED)
+_EVENT_CLOSED = int(C.EVENT_CLOSED)
+
+
+def _stream_driver(driver: Driver) -> StreamDriver:
+    """Endpoints move only between stream drivers (they share the engine)."""
+    if not isinstance(driver, StreamDriver):
+        raise TypeError(f"cannot move a connection to {driver!r}")
+    return driver
 
 
 class BoundEndpoint:
-    """A listening endpoint and the sessions accepted through it."""
+    """A listening endpoint and the connections accepted through it (a `BoundHandle`)."""
 
     def __init__(self, driver: StreamDriver, uri: str) -> None:
-        self.driver = driver
+        self.driver: StreamDriver = driver
         self.uri = uri
         self.listener: Listener | None = None
-        self.sessions: set[Session] = set()
+        self._engines: dict[Session, StreamEngine] = {}
         self._lock = threading.Lock()
 
-    def add(self, session: Session) -> None:
+    @property
+    def listener_fd(self) -> int:
+        listener = self.listener
+        return listener.fd if listener is not None else -1
+
+    def add(self, session: Session, engine: StreamEngine) -> None:
         with self._lock:
-            self.sessions.add(session)
+            self._engines[session] = engine
 
     def remove(self, session: Session) -> None:
         with self._lock:
-            self.sessions.discard(session)
+            self._engines.pop(session, None)
 
     def close(self) -> None:
         """Stop listening and end the connections accepted here (unbind)."""
         self.driver.run_and_wait(self._close)
 
-    def move_sessions(self, driver: StreamDriver) -> None:
+    def move_sessions(self, driver: Driver) -> None:
         """Continue the accepted connections on `driver`'s reactor (call on ours)."""
+        io = _stream_driver(driver).io
         with self._lock:
-            sessions = list(self.sessions)
-        for s in sessions:
-            engine = s.engine
-            move = getattr(engine, "move_to", None)
-            if move is not None:
-                move(driver.io)
+            engines = list(self._engines.values())
+        for engine in engines:
+            engine.move_to(io)
 
     def stop_listening(self) -> None:
         """Stop accepting; established connections stay (socket close lingers them).
@@ -83,26 +94,27 @@ class BoundEndpoint:
         if self.listener is not None:
             self.listener.close()
         with self._lock:
-            sessions = list(self.sessions)
+            sessions = list(self._engines)
         for s in sessions:
             s.abort()
 
 
 class ConnectHandle:
-    """The connecter serving one connect-side session."""
+    """The connecter serving one connect-side session (a `ConnectHandle`)."""
 
     def __init__(self, driver: StreamDriver, connecter: Connecter) -> None:
-        self.driver = driver
+        self.driver: StreamDriver = driver
         self.connecter = connecter
         self.uri = str(connecter.endpoint)
 
     def close(self) -> None:
         self.driver.io.call_soon(self.connecter.close)
 
-    def move_to(self, driver: StreamDriver) -> None:
+    def move_to(self, driver: Driver) -> None:
         """Keep this endpoint going on `driver`'s reactor (call on ours)."""
-        self.connecter.move_to(driver.io)
-        self.driver = driver
+        target = _stream_driver(driver)
+        self.connecter.move_to(target.io)
+        self.driver = target
 
 
 class StreamDriver:
@@ -133,7 +145,7 @@ class StreamDriver:
     # ------------------------------------------------------------ bind
     def bind(
         self,
-        socket_core: SocketCore,
+        owner: SessionOwner,
         endpoint: Endpoint,
         make_config: Callable[[str], SessionConfig],
         *,
@@ -165,27 +177,26 @@ class StreamDriver:
         bound = BoundEndpoint(self, uri)
         config = make_config(uri)
 
+        monitor = owner.monitor
+
         def on_accept(sock: socket.socket, peer: str) -> None:
             tune_socket(sock, tuning)
-            session = Session(socket_core, config)
-
-            def on_done(s: Session) -> None:
-                bound.remove(s)
-                socket_core.session_done(s)
+            session = Session(owner, config)
 
             def on_lost(engine: StreamEngine) -> None:
                 session.connection_lost()
 
-            session.on_done = on_done
-            bound.add(session)
-            socket_core.session_started(session)
-            StreamEngine(self.io, sock, session, peer, on_lost).start()
+            session.on_done = bound.remove
+            engine = StreamEngine(self.io, sock, session, peer, on_lost)
+            bound.add(session, engine)
+            owner.session_started(session)
+            engine.start()
 
         def on_accept_failed(exc: OSError) -> None:
-            socket_core.monitor_event(C.EVENT_ACCEPT_FAILED, exc.errno or 0, uri)
+            monitor.event(_EVENT_ACCEPT_FAILED, exc.errno or 0, uri)
 
         def on_closed(fd: int) -> None:
-            socket_core.monitor_event(C.EVENT_CLOSED, fd, uri)
+            monitor.event(_EVENT_CLOSED, fd, uri)
 
         listener = Listener(
             self.io, lsock, uri, on_accept, on_accept_failed, cleanup, on_closed=on_closed

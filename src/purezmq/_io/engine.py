@@ -145,10 +145,10 @@ class StreamEngine:
         if self._closed or self._out:
             return  # POLLOUT is armed: the loop writes when the kernel has room
         now = monotonic()
-        core = self.session.socket
+        burst = self.session.burst
         if (
             now - self._last_write >= SPARSE_GAP
-            and now - core.direct_write_at >= SPARSE_GAP
+            and now - burst.at >= SPARSE_GAP
             and not self.io.in_thread()
             and self._write_lock.acquire(blocking=False)
         ):
@@ -156,7 +156,7 @@ class StreamEngine:
                 done = self._flush_locked()
             finally:
                 self._write_lock.release()
-            core.direct_write_at = self._last_write
+            burst.at = self._last_write
             self._after_flush(done)
             return
         if not self._flush_scheduled:

@@ -12,6 +12,8 @@ from typing import Any, ClassVar, TypeVar
 
 from purezmq import constants as C
 from purezmq._core.context_core import ContextCore
+from purezmq._core.protocols import Driver
+from purezmq._io.waiter import PollWaiter
 from purezmq.error import ZMQError
 
 from .attrsettr import AttributeSetter
@@ -27,7 +29,7 @@ def _notice_atexit() -> None:
     _exiting = True
 
 
-def _threaded_driver() -> Any:
+def _threaded_driver() -> Driver:
     from purezmq._io.threaded import ThreadedDriver
 
     return ThreadedDriver()
@@ -65,7 +67,7 @@ class Context(AttributeSetter):
                 raise ZMQError(
                     errno.EINVAL, f"io_threads must be a non-negative int, not {io_threads!r}"
                 )
-            core = ContextCore(driver_factory=_threaded_driver)
+            core = ContextCore(waiter_factory=PollWaiter, driver_factory=_threaded_driver)
             core.options.set(C.IO_THREADS, io_threads)
             object.__setattr__(self, "_core", core)
             object.__setattr__(self, "_shadow", False)

@@ -22,8 +22,8 @@ from collections import deque
 from collections.abc import Callable
 
 from purezmq._core.clock import monotonic
-from purezmq._core.signaler import Signaler
 from purezmq._io.reactor import READ, WRITE, IOHandler
+from purezmq._io.signaler import Signaler
 
 log = logging.getLogger("purezmq")
 

@@ -1,8 +1,9 @@
 """A file descriptor one thread makes readable to wake another.
 
 Every cross-thread wake-up in purezmq goes through a `Signaler`: the I/O
-thread's command queue, and each socket's mailbox (whose descriptor is also
-the socket's ``FD`` option, so selectors and event loops can wait on it).
+thread's command queue, and each socket's mailbox (through the socket's
+`PollWaiter`, whose descriptor is also the socket's ``FD`` option, so
+selectors and event loops can wait on it).
 
 On Linux it is an eventfd (one descriptor, no buffer to fill); elsewhere a
 non-blocking socketpair. Signalling is idempotent: many `signal()` calls
@@ -13,11 +14,9 @@ from __future__ import annotations
 
 import errno
 import os
-import select
 import socket
 
 _HAVE_EVENTFD = hasattr(os, "eventfd")
-_HAVE_POLL = hasattr(select, "poll")
 
 
 class Signaler:
@@ -70,21 +69,6 @@ class Signaler:
         except OSError as e:  # pragma: no cover
             if e.errno != errno.EBADF:
                 raise
-
-    def wait(self, timeout: float | None) -> bool:
-        """Block until signalled or `timeout` seconds pass. True if signalled.
-
-        Does not drain. Interrupted waits (EINTR) are retried by Python itself
-        (PEP 475) unless a signal handler raises, which propagates, as
-        pyzmq does for KeyboardInterrupt during a blocking call.
-        """
-        if not _HAVE_POLL:  # pragma: no cover - Windows
-            r, _, _ = select.select([self._rfd], [], [], timeout)
-            return bool(r)
-        ms = -1 if timeout is None else max(0, int(timeout * 1000 + 0.999))
-        p = select.poll()
-        p.register(self._rfd, select.POLLIN)
-        return bool(p.poll(ms))
 
     def close(self) -> None:
         """Release the descriptor(s)."""

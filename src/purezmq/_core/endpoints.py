@@ -1,0 +1,261 @@
+"""A socket's endpoints: bind, connect, unbind, disconnect (and their end at close).
+
+inproc endpoints are pipes between two sockets of one context, registered
+with the context by name. tcp and ipc endpoints belong to a driver: a
+listener (bind) or a connecter serving one connect-side session (connect).
+Which driver is the context's (its I/O thread) unless the socket chose one
+(`purezmq.asyncio` sockets use their event loop's).
+
+Errors follow libzmq: a malformed endpoint fails at once (EINVAL,
+EPROTONOSUPPORT); bind() fails in the caller's thread (EADDRINUSE...);
+connect() validates the syntax now and resolves on every attempt later.
+"""
+
+from __future__ import annotations
+
+import errno
+from typing import TYPE_CHECKING, NamedTuple, Protocol
+
+from purezmq import constants as C
+from purezmq._transport.address import (
+    AddressError,
+    Endpoint,
+    Tuning,
+    check_tcp,
+    ipc_path,
+    parse_endpoint,
+)
+from purezmq.error import ZMQError, strerror
+
+from . import security
+from .protocols import InprocPeer, SessionOwner
+from .session import Session
+from .session_config import SessionConfig, session_config
+
+if TYPE_CHECKING:
+    from purezmq._routing.pipe import Pipe
+
+    from .context_core import ContextCore
+    from .options import SocketOptions
+    from .protocols import BoundHandle, ConnectHandle, Driver
+
+_EVENT_LISTENING = int(C.EVENT_LISTENING)
+_EVENT_BIND_FAILED = int(C.EVENT_BIND_FAILED)
+
+
+class EndpointOwner(SessionOwner, InprocPeer, Protocol):
+    """What endpoints need of their socket, beyond sessions and inproc."""
+
+    def process_commands(self) -> None:
+        """Run the mailbox now (attach pipes before bind/connect return)."""
+
+    def terminate_pipe(self, pipe: Pipe) -> None:
+        """End `pipe` from our side, discarding what it still holds."""
+
+
+class _Connected(NamedTuple):
+    """One connect(): its session and connecter (tcp/ipc) or its pipe (inproc)."""
+
+    session: Session | None
+    handle: ConnectHandle | None
+    pipe: Pipe | None
+
+
+def parse(addr: str) -> Endpoint:
+    """`parse_endpoint` with pyzmq's exception (ZMQError with libzmq's errno)."""
+    try:
+        return parse_endpoint(addr)
+    except AddressError as e:
+        raise ZMQError(e.errno, e.message) from None
+
+
+class Endpoints:
+    """Everything one socket bound or connected to (owning thread only)."""
+
+    def __init__(
+        self,
+        owner: EndpointOwner,
+        ctx: ContextCore,
+        options: SocketOptions,
+    ) -> None:
+        self._owner = owner
+        self._ctx = ctx
+        self._options = options
+        self._binds: dict[str, list[BoundHandle]] = {}
+        self._connects: dict[str, list[_Connected]] = {}
+        self._inproc_binds: list[str] = []
+        #: LAST_ENDPOINT: the last endpoint bound or connected, wildcards resolved.
+        self.last_endpoint = ""
+        #: Driver for tcp/ipc endpoints; None = the context's (its I/O thread).
+        #: purezmq.asyncio sockets set their event loop's driver here.
+        self.driver: Driver | None = None
+
+    def _driver(self) -> Driver:
+        return self.driver if self.driver is not None else self._ctx.driver()
+
+    def _config(self, endpoint: str, *, connect_side: bool, rid: bytes = b"") -> SessionConfig:
+        owner = self._owner
+        return session_config(
+            self._options,
+            owner.type_name,
+            self._ctx,
+            endpoint,
+            connect_side=connect_side,
+            connect_routing_id=rid,
+        )
+
+    def _tuning(self) -> Tuning:
+        value = self._options.value
+        return Tuning(
+            keepalive=(
+                value(C.TCP_KEEPALIVE),
+                value(C.TCP_KEEPALIVE_CNT),
+                value(C.TCP_KEEPALIVE_IDLE),
+                value(C.TCP_KEEPALIVE_INTVL),
+            ),
+            sndbuf=value(C.SNDBUF),
+            rcvbuf=value(C.RCVBUF),
+            tos=value(C.TOS),
+        )
+
+    # ------------------------------------------------------------ bind
+    def bind(self, addr: str) -> None:
+        ep = parse(addr)
+        if ep.protocol == "inproc":
+            self._ctx.inproc_bind(ep.address, self._owner)
+            self._inproc_binds.append(ep.address)
+            self.last_endpoint = addr
+            self._owner.process_commands()  # attach pending connects now, as libzmq's bind does
+            return
+        security.check_available(self._options)  # before a listener exists
+        monitor = self._owner.monitor
+        try:
+            bound = self._driver().bind(
+                self._owner,
+                ep,
+                lambda uri: self._config(uri, connect_side=False),
+                ipv6=bool(self._options.value(C.IPV6)),
+                backlog=self._options.value(C.BACKLOG),
+                tuning=self._tuning(),
+            )
+        except AddressError as e:
+            monitor.event(_EVENT_BIND_FAILED, e.errno, addr)
+            raise ZMQError(e.errno, f"{e.message} (addr={addr!r})") from None
+        except OSError as e:
+            code = e.errno or errno.EINVAL
+            monitor.event(_EVENT_BIND_FAILED, code, addr)
+            raise ZMQError(code, f"{strerror(code)} (addr={addr!r})") from None
+        self._binds.setdefault(bound.uri, []).append(bound)
+        self.last_endpoint = bound.uri
+        monitor.event(_EVENT_LISTENING, bound.listener_fd, bound.uri)
+
+    def unbind(self, addr: str) -> None:
+        ep = parse(addr)
+        if ep.protocol == "inproc":
+            if ep.address not in self._inproc_binds:
+                raise ZMQError(errno.ENOENT, f"No such endpoint bound: {addr!r}")
+            self._inproc_binds.remove(ep.address)
+            self._ctx.inproc_unbind(ep.address, self._owner)
+            return
+        handles = self._binds.pop(addr, None)
+        if not handles:
+            raise ZMQError(
+                errno.ENOENT, f"No such endpoint bound: {addr!r} (use LAST_ENDPOINT for wildcards)"
+            )
+        for h in handles:
+            h.close()
+
+    # ------------------------------------------------------------ connect
+    def _take_connect_routing_id(self) -> bytes:
+        """CONNECT_ROUTING_ID applies to the next connect() only."""
+        rid: bytes = self._options.value(C.CONNECT_ROUTING_ID)
+        if rid:
+            self._options.store(C.CONNECT_ROUTING_ID, b"")
+        return rid
+
+    def connect(self, addr: str) -> None:
+        ep = parse(addr)
+        owner = self._owner
+        if ep.protocol == "inproc":
+            pipe = self._ctx.inproc_connect(owner, ep.address)
+            rid = self._take_connect_routing_id()
+            if rid:  # set before the ROUTER attaches the pipe
+                pipe.routing_id = rid
+            self._connects.setdefault(addr, []).append(_Connected(None, None, pipe))
+            self.last_endpoint = addr
+            owner.process_commands()  # the pipe is usable when connect() returns
+            return
+        ipv6 = bool(self._options.value(C.IPV6))
+        try:  # validate now, as libzmq does; the connecter resolves again on each attempt
+            if ep.protocol == "tcp":
+                check_tcp(ep.address)
+            else:
+                ipc_path(ep.address, bind=False)
+        except AddressError as e:
+            raise ZMQError(e.errno, f"{e.message} (addr={addr!r})") from None
+        driver = self._driver()
+        rid = self._take_connect_routing_id()
+        session = Session(owner, self._config(addr, connect_side=True, rid=rid))
+        owner.session_started(session)
+        sock_pipe = session.pipe.peer if session.pipe is not None else None
+        # The session posted its pipe (IMMEDIATE=0): attach it before returning,
+        # so a send() right after connect() already has somewhere to go.
+        owner.process_commands()
+        handle = driver.connect(session, ep, ipv6=ipv6, tuning=self._tuning())
+        self._connects.setdefault(addr, []).append(_Connected(session, handle, sock_pipe))
+        self.last_endpoint = addr
+
+    def disconnect(self, addr: str) -> None:
+        parse(addr)
+        entries = self._connects.pop(addr, None)
+        if not entries:
+            raise ZMQError(errno.ENOENT, f"No such endpoint connected: {addr!r}")
+        owner = self._owner
+        owner.process_commands()
+        current: int = self._options.value(C.LINGER)
+        for session, _handle, known_pipe in entries:
+            if session is not None:
+                session.set_linger(None if current < 0 else current / 1000.0)
+            pipe = known_pipe
+            if pipe is None and session is not None and session.pipe is not None:
+                pipe = session.pipe.peer
+            if pipe is not None:
+                owner.terminate_pipe(pipe)
+            if session is not None and session.pipe is None:
+                session.finish()
+
+    # ------------------------------------------------------------ close
+    def close(self) -> None:
+        """The socket closes: stop listening (accepted connections linger),
+        leave inproc names, end connect sessions that never had a pipe."""
+        for name in self._inproc_binds:
+            self._ctx.inproc_unbind(name, self._owner)
+        self._inproc_binds.clear()
+        for handles in self._binds.values():
+            for h in handles:
+                h.stop_listening()
+
+    def finish_pipeless(self) -> None:
+        """End connect sessions without a pipe (IMMEDIATE, never connected):
+        they have nothing to linger for. Call after the socket's pipes closed."""
+        for entries in self._connects.values():
+            for session, _handle, _pipe in entries:
+                if session is not None and session.pipe is None:
+                    session.finish()
+
+    def hand_over(self, driver: Driver) -> None:
+        """Move every endpoint still delivering (LINGER) from the socket's own
+        driver to `driver`: a purezmq.asyncio socket closing while its loop
+        may stop lets the context's I/O thread finish the job. Call on the
+        current driver's thread, after close()."""
+        current = self.driver
+        if current is None or current is driver:
+            return
+        for handles in self._binds.values():
+            for h in handles:
+                if h.driver is current:
+                    h.move_sessions(driver)
+        for entries in self._connects.values():
+            for _session, handle, _pipe in entries:
+                if handle is not None and handle.driver is current:
+                    handle.move_to(driver)

@@ -1,0 +1,129 @@
+"""Intake: how received bytes become messages in a session's pipe.
+
+The I/O thread moves bytes; the thread that wants messages parses them.
+A session's receive buffer is filled by the driver, and the socket-side
+pipe's `refill` hook parses buffered bytes into the pipe on the reader's
+own thread, when its queue runs dry (see docs/design.md: under the GIL, two
+threads that both run Python per message are slower than one).
+
+Two rules keep that safe when the reader is away:
+- read-ahead: bytes nobody parsed within READAHEAD_DELAY are parsed by the
+  driver itself, so PINGs are answered, errors end the connection and data
+  moves into the pipe while the application is busy (`ReadAhead`);
+- back-pressure: a connection holding READAHEAD_LIMIT unparsed bytes stops
+  reading, and TCP pushes back on the peer, as libzmq's full pipe does.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from purezmq._zmtp import ProtocolError
+
+if TYPE_CHECKING:
+    from purezmq._routing.pipe import Pipe
+
+    from .connections import Connection
+
+#: How long bytes may wait unparsed before the driver parses them itself.
+READAHEAD_DELAY = 0.005
+#: Unparsed bytes a connection may hold before reading pauses.
+READAHEAD_LIMIT = 256 * 1024
+#: Messages parsed per refill when the pipe has no HWM.
+IN_BATCH = 1024
+
+
+def buffer_has_room(conn: Connection) -> bool:
+    """May the driver read more? (A frame larger than the limit is read whole.)"""
+    return conn.receiving_big_frame or conn.unparsed_bytes < READAHEAD_LIMIT
+
+
+def parse_batch(conn: Connection, pipe: Pipe) -> tuple[bool, ProtocolError | None]:
+    """Parse as many messages as the pipe has room for into it.
+
+    Returns whether there was room (and so a parse happened) and the
+    protocol error that ends the connection, if one was met. `pull` returns
+    the good messages before a bad frame and keeps the error for its next
+    call: it is acted on now, not later. Call with the session lock held."""
+    hwm = pipe.out_hwm
+    room = hwm - pipe.outbound_size if hwm else IN_BATCH
+    if room <= 0:
+        return False, None
+    failure: ProtocolError | None
+    try:
+        msgs = conn.pull(room)
+    except ProtocolError as e:
+        msgs = []
+        failure = e
+    else:
+        failure = conn.close_reason
+    if msgs:
+        pipe.extend_outbound(msgs)
+        if pipe.reader_asleep:  # parsed on the I/O thread (read-ahead)
+            pipe.notify_reader()
+    return True, failure
+
+
+def salvage(conn: Connection, pipe: Pipe) -> None:
+    """Deliver what the peer sent before it went away.
+
+    With lazy parsing, complete messages may still sit unparsed in the
+    connection's buffer when the stream ends. They were received, so they
+    are delivered (libzmq would have them in the kernel buffer and read
+    them before seeing the end of the stream). They go past the HWM: the
+    bytes are already in memory, bounded by READAHEAD_LIMIT, and nothing
+    more can arrive on this connection. Call with the session lock held."""
+    while conn.has_pending_input:
+        try:
+            msgs = conn.pull(IN_BATCH)
+        except ProtocolError:
+            break
+        if not msgs:
+            break  # only a partial frame is left
+        pipe.extend_outbound(msgs)
+
+
+class ReadAhead:
+    """The read-ahead timer of one session: armed when bytes arrive, it
+    fires a parse on the driver's thread only if nobody parsed meanwhile."""
+
+    __slots__ = ("_armed_at_gen", "_gen", "deadline")
+
+    def __init__(self) -> None:
+        self._gen = 0  # parses so far
+        self._armed_at_gen = -1
+        #: When the driver parses by itself; None = not armed.
+        self.deadline: float | None = None
+
+    def parsed(self) -> None:
+        """Someone parsed (the reader, or the driver itself)."""
+        self._gen += 1
+
+    def arm(self, now: float) -> bool:
+        """Bytes arrived: arm unless armed already. True if newly armed."""
+        if self.deadline is not None:
+            return False
+        self._armed_at_gen = self._gen
+        self.deadline = now + READAHEAD_DELAY
+        return True
+
+    def fire(self, now: float) -> bool:
+        """The timer ran: True if it was due (it is disarmed then)."""
+        deadline = self.deadline
+        if deadline is None or now < deadline:
+            return False
+        self.deadline = None
+        return True
+
+    @property
+    def nobody_parsed(self) -> bool:
+        """No parse since the timer was armed: the reader is away."""
+        return self._gen == self._armed_at_gen
+
+    def rearm(self, now: float) -> None:
+        """Bytes still wait after a parse: look again later."""
+        self._armed_at_gen = self._gen
+        self.deadline = now + READAHEAD_DELAY
+
+    def cancel(self) -> None:
+        self.deadline = None

@@ -1,0 +1,97 @@
+"""The sessions of one socket, and the direct read path over their engines.
+
+A socket's sessions are made on two threads: connect-side ones by the
+socket's own thread (connect), bind-side ones by the driver's as it accepts.
+They end on the driver's thread. So the set is guarded by a lock, and
+readers take a snapshot.
+
+The direct read path lives here because it is about engines, not about
+the socket: when a receive must block on a socket with at most
+DIRECT_READ_MAX connections, the receiving thread *parks* them - the I/O
+thread stops reading them - and waits on their descriptors together with
+the socket's own signal, reading whatever arrives itself. A message then
+wakes one thread once, as a plain blocking socket would, instead of waking
+the I/O thread, which would then wake the receiver.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .protocols import EngineHandle
+    from .session import Session
+
+#: The direct read path serves sockets with at most this many connections:
+#: parking costs two epoll_ctl calls per connection per wait.
+DIRECT_READ_MAX = 4
+
+
+class SessionSet:
+    """The live sessions of one socket (thread-safe)."""
+
+    __slots__ = ("_lock", "_sessions")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._sessions: set[Session] = set()
+
+    def __len__(self) -> int:
+        return len(self._sessions)
+
+    def __bool__(self) -> bool:
+        return bool(self._sessions)
+
+    def add(self, session: Session) -> None:
+        with self._lock:
+            self._sessions.add(session)
+
+    def discard(self, session: Session) -> None:
+        with self._lock:
+            self._sessions.discard(session)
+
+    def snapshot(self) -> list[Session]:
+        """Every session, including ones that finished a moment ago."""
+        with self._lock:
+            return list(self._sessions)
+
+    def live(self) -> list[Session]:
+        """The sessions that have not finished."""
+        with self._lock:
+            return [s for s in self._sessions if not s.done]
+
+    def engines(self) -> list[EngineHandle]:
+        """The engines of the sessions that are connected right now."""
+        with self._lock:
+            return [e for e in (s.engine for s in self._sessions) if e is not None]
+
+    # ---------------------------------------------------------- direct reads
+    def park(self) -> dict[int, EngineHandle]:
+        """Park every connection that can be read directly (descriptor ->
+        engine); none when the socket has too many for it to pay."""
+        with self._lock:
+            if len(self._sessions) > DIRECT_READ_MAX:
+                return {}
+            engines = [e for e in (s.engine for s in self._sessions) if e is not None]
+        parked: dict[int, EngineHandle] = {}
+        for engine in engines:
+            fd = engine.park()
+            if fd is not None:
+                parked[fd] = engine
+        return parked
+
+    def parked_fds(self) -> list[int]:
+        """Descriptors of parked connections: a poller waiting on the socket
+        must watch them too, since nobody else reads them."""
+        fds = []
+        for engine in self.engines():
+            fd = engine.parked_fd()
+            if fd is not None:
+                fds.append(fd)
+        return fds
+
+    def read_parked(self) -> None:
+        """Read parked connections now (their data wakes nobody else)."""
+        for engine in self.engines():
+            engine.read_if_parked()

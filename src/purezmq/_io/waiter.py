@@ -1,0 +1,94 @@
+"""PollWaiter: how a socket's own thread sleeps until it has something to do.
+
+The `Waiter` of `purezmq._core.protocols`, for every socket: a `Signaler`
+(eventfd, else a socketpair) that other threads make readable when they
+post to the socket's mailbox - also the socket's FD option - and the
+blocking waits of send and receive on it.
+
+`wait_reading` is the direct read path's wait (see `_core/sessions.py`):
+the socket's own connections, parked by the receiving thread, are watched
+together with the signal and read right here when data arrives, so a
+message costs one wake-up of one thread.
+
+The poll object is made once per socket: a blocking receive in a
+request/reply loop waits once per message, and only the parked descriptors
+change between waits (registering them is bookkeeping in user space, not a
+system call).
+"""
+
+from __future__ import annotations
+
+import select
+from typing import TYPE_CHECKING
+
+from .signaler import Signaler
+
+if TYPE_CHECKING:
+    from purezmq._core.protocols import EngineHandle
+
+_HAVE_POLL = hasattr(select, "poll")
+_POLLIN = select.POLLIN if _HAVE_POLL else 1
+
+
+def _ms(timeout: float | None) -> int:
+    """poll()'s timeout: -1 forever, else milliseconds rounded up (never early)."""
+    return -1 if timeout is None else max(0, int(timeout * 1000 + 0.999))
+
+
+class PollWaiter:
+    """A socket's signal descriptor and its blocking waits (one owning thread)."""
+
+    __slots__ = ("_fd", "_poll", "_signaler")
+
+    def __init__(self) -> None:
+        self._signaler = Signaler()
+        self._fd = self._signaler.fileno()
+        self._poll = select.poll() if _HAVE_POLL else None
+        if self._poll is not None:
+            self._poll.register(self._fd, _POLLIN)
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def signal(self) -> None:
+        self._signaler.signal()
+
+    def drain(self) -> None:
+        self._signaler.drain()
+
+    @property
+    def closed(self) -> bool:
+        return self._signaler.closed
+
+    def close(self) -> None:
+        self._signaler.close()
+
+    def wait(self, timeout: float | None) -> None:
+        """Block until signalled or `timeout` seconds pass. Does not drain.
+
+        Interrupted waits (EINTR) are retried by Python itself (PEP 475)
+        unless a signal handler raises, which propagates, as pyzmq does for
+        KeyboardInterrupt during a blocking call."""
+        poll = self._poll
+        if poll is None:  # pragma: no cover - Windows
+            select.select([self._fd], [], [], timeout)
+            return
+        poll.poll(_ms(timeout))
+
+    def wait_reading(self, timeout: float | None, parked: dict[int, EngineHandle]) -> None:
+        """Wait for the signal or data on a parked connection; read the latter here."""
+        poll = self._poll
+        if poll is None:  # pragma: no cover - no direct reads without poll()
+            self.wait(timeout)
+            return
+        for fd in parked:
+            poll.register(fd, _POLLIN)
+        try:
+            ready = poll.poll(_ms(timeout))
+        finally:
+            for fd in parked:
+                poll.unregister(fd)
+        for fd, _ in ready:
+            engine = parked.get(fd)
+            if engine is not None and not engine.read_direct():
+                del parked[fd]  # the connection ended: the driver tidies up
