@@ -75,7 +75,10 @@ class Distributor:
     def has_pipe(self, pipe: Pipe) -> bool:
         return pipe in self._pipes
 
-    __contains__ = has_pipe
+    def __contains__(self, pipe: Pipe) -> bool:
+        # A method, not ``__contains__ = has_pipe``: mypyc would compile the
+        # alias as an instance attribute's default, not as a method.
+        return pipe in self._pipes
 
     def __len__(self) -> int:
         return len(self._pipes)

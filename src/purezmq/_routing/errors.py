@@ -3,11 +3,15 @@ ZMQError with the errno named here (this layer imports no purezmq module)."""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 
 class RoutingError(Exception):
     """Base: a send/recv the pattern refuses. `errno_name` names the errno."""
 
-    errno_name = "EINVAL"
+    #: A class constant. ClassVar matters: mypyc would otherwise compile it as
+    #: an instance attribute's default, which its subclasses' values do not set.
+    errno_name: ClassVar[str] = "EINVAL"
 
     def __init__(self, message: str) -> None:
         super().__init__(message)

@@ -27,18 +27,22 @@ _U32: Final = struct.Struct(">I")
 _MAX_VALUE: Final = 0x7FFFFFFF  # libzmq asserts value_len <= 0x7FFFFFFF
 
 
-class Metadata(dict[str, bytes]):
+class Metadata(Mapping[str, bytes]):
     """Properties by name as received, looked up case-insensitively.
 
-    A ``dict`` so callers can treat it as one; ``[]``, ``get`` and ``in`` fold
-    case. When a name repeats (in any case) the first value wins, as in
-    libzmq's property map.
+    A read-only mapping (``[]``, ``get``, ``in``, ``items``, ``dict(md)``, and
+    ``==`` with a dict) whose look-ups fold case; `add` and ``[]=`` fill it.
+    When a name repeats (in any case) the first value wins, as in libzmq's
+    property map; iteration gives names as received, in order.
+
+    Not a ``dict`` subclass: compiled callers (mypyc) treat any dict subclass
+    as a plain dict and would bypass the case folding of ``get`` and ``in``.
     """
 
-    __slots__ = ("_folded",)
+    __slots__ = ("_folded", "_values")
 
     def __init__(self, items: Iterable[tuple[str, bytes]] = ()) -> None:
-        super().__init__()
+        self._values: dict[str, bytes] = {}
         self._folded: dict[str, str] = {}
         for name, value in items:
             self.add(name, value)
@@ -48,24 +52,30 @@ class Metadata(dict[str, bytes]):
         key = name.casefold()
         if key not in self._folded:
             self._folded[key] = name
-            dict.__setitem__(self, name, value)
+            self._values[name] = value
 
     def __getitem__(self, name: str) -> bytes:
-        return dict.__getitem__(self, self._folded.get(name.casefold(), name))
+        return self._values[self._folded.get(name.casefold(), name)]
 
     def get(self, name: str, default: bytes | None = None) -> bytes | None:  # type: ignore[override]
         real = self._folded.get(name.casefold())
-        return default if real is None else dict.__getitem__(self, real)
+        return default if real is None else self._values[real]
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name.casefold() in self._folded
 
     def __setitem__(self, name: str, value: bytes) -> None:
         real = self._folded.setdefault(name.casefold(), name)
-        dict.__setitem__(self, real, value)
+        self._values[real] = value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
 
     def __repr__(self) -> str:
-        return f"Metadata({dict.__repr__(self)})"
+        return f"Metadata({self._values!r})"
 
 
 def encode_property(name: str, value: bytes) -> bytes:

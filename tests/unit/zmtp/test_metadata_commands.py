@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -50,11 +52,19 @@ def test_repeated_name_first_value_wins_like_libzmq() -> None:
     assert md["X-A"] == b"1" and len(md) == 1
 
 
-def test_metadata_is_a_dict_and_set_item_folds_case() -> None:
+def test_metadata_is_a_mapping_and_set_item_folds_case() -> None:
     md = Metadata([("Identity", b"a")])
-    assert isinstance(md, dict)
+    assert isinstance(md, Mapping)
     md["IDENTITY"] = b"b"
     assert dict(md) == {"Identity": b"b"}
+    assert md == {"Identity": b"b"}
+    assert md.get("identity") == b"b" and "iDentity" in md and len(md) == 1
+
+
+def test_metadata_is_no_dict_subclass() -> None:
+    """A dict subclass would lose its case folding in compiled callers (mypyc
+    treats dict subclasses as dicts); test_handshake checks one such caller."""
+    assert not isinstance(Metadata(), dict)
 
 
 def test_empty_property_list_and_empty_values() -> None:

@@ -28,21 +28,15 @@ def probe(pipe: Pipe) -> None:
 
 
 class Dealer(Pattern):
-    """``lb`` + ``fq``. Not meant to be subclassed: `__init__` binds the
-    strategies' methods over `send`/`recv`/`has_in`/`has_out`."""
+    """``lb`` + ``fq``."""
 
     socket_type = "DEALER"
     options = frozenset({"probe_router"})
 
     def __init__(self) -> None:
-        self._lb = lb = LoadBalancer()
-        self._fq = fq = FairQueue()
+        self._lb = LoadBalancer()
+        self._fq = FairQueue()
         self._probe_router = False
-        # Critical path: straight into the strategies (see push.py).
-        self.send = lb.send  # type: ignore[method-assign]
-        self.has_out = lb.has_out  # type: ignore[method-assign]
-        self.recv = fq.recv  # type: ignore[method-assign]
-        self.has_in = fq.has_in  # type: ignore[method-assign]
 
     def attach_pipe(self, pipe: Pipe, locally_initiated: bool) -> None:
         if self._probe_router:
@@ -60,7 +54,7 @@ class Dealer(Pattern):
     def write_activated(self, pipe: Pipe) -> None:
         self._lb.activated(pipe)
 
-    def send(self, frame: Frame, more: bool) -> bool:  # replaced per instance
+    def send(self, frame: Frame, more: bool) -> bool:
         return self._lb.send(frame, more)
 
     def send_msg(self, frames: Msg) -> bool:
@@ -69,13 +63,13 @@ class Dealer(Pattern):
             return super().send_msg(frames)
         return lb.send_msg(frames)
 
-    def recv(self) -> Msg | None:  # replaced per instance
+    def recv(self) -> Msg | None:
         return self._fq.recv()
 
-    def has_in(self) -> bool:  # replaced per instance
+    def has_in(self) -> bool:
         return self._fq.has_in()
 
-    def has_out(self) -> bool:  # replaced per instance
+    def has_out(self) -> bool:
         return self._lb.has_out()
 
     @property

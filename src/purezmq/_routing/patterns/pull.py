@@ -18,10 +18,7 @@ class Pull(Pattern):
     socket_type = "PULL"
 
     def __init__(self) -> None:
-        self._fq = fq = FairQueue()
-        # Critical path: straight into the strategy (see push.py).
-        self.recv = fq.recv  # type: ignore[method-assign]
-        self.has_in = fq.has_in  # type: ignore[method-assign]
+        self._fq = FairQueue()
 
     def attach_pipe(self, pipe: Pipe, locally_initiated: bool) -> None:
         self._fq.attach(pipe)
@@ -32,10 +29,10 @@ class Pull(Pattern):
     def read_activated(self, pipe: Pipe) -> None:
         self._fq.activated(pipe)
 
-    def recv(self) -> Msg | None:  # replaced per instance
+    def recv(self) -> Msg | None:
         return self._fq.recv()
 
-    def has_in(self) -> bool:  # replaced per instance
+    def has_in(self) -> bool:
         return self._fq.has_in()
 
     @property

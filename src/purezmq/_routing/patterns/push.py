@@ -20,11 +20,7 @@ class Push(Pattern):
     socket_type = "PUSH"
 
     def __init__(self) -> None:
-        self._lb = lb = LoadBalancer()
-        # Critical path: the socket's calls land in the strategy directly,
-        # saving a Python call per message (see bench_routing.py).
-        self.send = lb.send  # type: ignore[method-assign]
-        self.has_out = lb.has_out  # type: ignore[method-assign]
+        self._lb = LoadBalancer()
 
     def attach_pipe(self, pipe: Pipe, locally_initiated: bool) -> None:
         self._lb.attach(pipe)
@@ -35,7 +31,7 @@ class Push(Pattern):
     def write_activated(self, pipe: Pipe) -> None:
         self._lb.activated(pipe)
 
-    def send(self, frame: Frame, more: bool) -> bool:  # replaced per instance
+    def send(self, frame: Frame, more: bool) -> bool:
         return self._lb.send(frame, more)
 
     def send_msg(self, frames: Msg) -> bool:
@@ -44,5 +40,5 @@ class Push(Pattern):
             return super().send_msg(frames)
         return lb.send_msg(frames)
 
-    def has_out(self) -> bool:  # replaced per instance
+    def has_out(self) -> bool:
         return self._lb.has_out()
