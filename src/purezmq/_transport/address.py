@@ -9,6 +9,7 @@ the same string, so the socket layer can raise pyzmq's ZMQError unchanged.
 from __future__ import annotations
 
 import errno
+import ipaddress
 import os
 import socket
 import sys
@@ -205,3 +206,16 @@ def ipc_uri(path: str) -> str:
 
 #: sizeof(sockaddr_un.sun_path) on Linux; other Unixes use 104.
 IPC_PATH_MAX_LEN = 108 if sys.platform.startswith("linux") else 104
+
+
+def numeric_address(address: str, *, ipv6: bool) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+    """A numeric IP address parsed as libzmq parses one (getaddrinfo with
+    AI_NUMERICHOST; IPv4 mapped into IPv6 when `ipv6`). ValueError if it is
+    not one (TCP_ACCEPT_FILTER)."""
+    flags = socket.AI_NUMERICHOST | (getattr(socket, "AI_V4MAPPED", 0) if ipv6 else 0)
+    family = socket.AF_INET6 if ipv6 else socket.AF_INET
+    try:
+        info = socket.getaddrinfo(address, None, family, socket.SOCK_STREAM, 0, flags)
+        return ipaddress.ip_address(str(info[0][4][0]).partition("%")[0])
+    except (OSError, UnicodeError) as e:
+        raise ValueError(f"not a numeric address: {address!r}") from e
