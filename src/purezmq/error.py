@@ -87,6 +87,12 @@ def strerror(errno: int) -> str:
 # ---------------------------------------------------------------------------
 
 
+#: The libzmq release whose behaviour and protocol purezmq implements
+#: (`zmq.zmq_version_info()`); here, at the bottom of the package, so that
+#: errors can name it without importing the facade.
+LIBZMQ_VERSION_INFO: tuple[int, int, int] = (4, 3, 5)
+
+
 class _LastError(threading.local):
     """Per-thread record of the last errno purezmq raised, like C's errno."""
 
@@ -230,11 +236,9 @@ class ZMQVersionError(NotImplementedError):
     version: str
 
     def __init__(self, min_version: str, msg: str = "Feature") -> None:
-        from .sugar.version import zmq_version
-
         self.msg = msg
         self.min_version = min_version
-        self.version = zmq_version()
+        self.version = ".".join(str(part) for part in LIBZMQ_VERSION_INFO)
 
     def __repr__(self) -> str:
         return f"ZMQVersionError('{self}')"
@@ -294,9 +298,7 @@ def _check_version(
     msg: str = "Feature",
 ) -> None:
     """Raise ZMQVersionError if libzmq 4.3.5 is older than `min_version_info`."""
-    from .sugar.version import zmq_version_info
-
-    if zmq_version_info() < min_version_info:
+    if min_version_info > LIBZMQ_VERSION_INFO:
         min_version = ".".join(str(part) for part in min_version_info)
         raise ZMQVersionError(min_version, msg)
 

@@ -14,8 +14,7 @@ from __future__ import annotations
 import re
 from importlib import metadata
 
-#: The libzmq release whose behaviour and protocol purezmq implements.
-_LIBZMQ_VERSION_INFO: tuple[int, int, int] = (4, 3, 5)
+from purezmq.error import LIBZMQ_VERSION_INFO as _LIBZMQ_VERSION_INFO
 
 #: Used when the package metadata is unavailable (e.g. running from a
 #: source tree that was never installed).
