@@ -29,7 +29,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from purezmq import _crypto
 from purezmq._zmtp.mechanisms.base import Mechanism
@@ -43,6 +43,8 @@ from purezmq.constants import SocketOption as O
 from .zap import handler_bound
 
 if TYPE_CHECKING:
+    from purezmq._crypto import NaclCrypto
+
     from .context_core import ContextCore
     from .options import SocketOptions
 
@@ -110,7 +112,11 @@ def mechanism_factory(options: SocketOptions, ctx: ContextCore) -> MechanismFact
 
 
 def _make(
-    security: Security, ctx: ContextCore, crypto: Any, curve_public: bytes, peer_address: str
+    security: Security,
+    ctx: ContextCore,
+    crypto: NaclCrypto | None,
+    curve_public: bytes,
+    peer_address: str,
 ) -> Mechanism:
     """The mechanism of one new connection (driver thread)."""
     kind = security.mechanism
@@ -124,6 +130,7 @@ def _make(
             return PlainServer(zap=zap)
         return PlainClient(username=security.plain_username, password=security.plain_password)
     if kind == SecurityMechanism.CURVE:
+        assert crypto is not None  # mechanism_factory required it for CURVE
         if security.as_server:
             # libzmq: ZAP when a domain is set or ENFORCE is off; a missing
             # handler then refuses only with ENFORCE (else any key is accepted).

@@ -20,7 +20,7 @@ from __future__ import annotations
 import errno
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from purezmq import constants as C
 from purezmq._routing.errors import RoutingError
@@ -32,7 +32,7 @@ from .clock import monotonic
 from .commands import Attach, Command, Hiccup, Identified, PeerClosed, ReadActivated, WriteActivated
 from .endpoints import Endpoints, parse
 from .monitor import Monitor
-from .options import SocketOptions
+from .options import OptionValue, SocketOptions
 from .protocols import DirectWrites
 from .receiving import Receiver, routing_error
 from .sessions import SessionSet
@@ -379,7 +379,7 @@ class SocketCore(Receiver):
         except RoutingError as e:
             raise routing_error(e) from None
 
-    def getsockopt(self, option: int) -> Any:
+    def getsockopt(self, option: int) -> OptionValue:
         if self._closed:
             raise _not_a_socket()
         return self.options.get(option)

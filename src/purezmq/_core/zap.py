@@ -25,10 +25,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from purezmq._routing.pipe import Pipe, pipepair
-from purezmq._zmtp import NO_CODE, ZAP_UNSPECIFIED, ProtocolError
+from purezmq._zmtp import NO_CODE, ZAP_UNSPECIFIED, ProtocolError, ZMTPConnection
 
 if TYPE_CHECKING:
-    from purezmq._zmtp import ZMTPConnection
+    from purezmq._zmtp.raw import RawConnection
 
     from .context_core import ContextCore
     from .protocols import InprocPeer
@@ -207,13 +207,16 @@ class SessionZap:
             client.close()
 
 
-def zap_properties(conn: object) -> dict[str, str]:
+def zap_properties(conn: ZMTPConnection | RawConnection) -> dict[str, str]:
     """The properties a ZAP reply gave this connection: ``User-Id`` and the
     reply's metadata (libzmq puts them in every message's properties, ahead
-    of the peer's own). Empty when the connection's mechanism did not ask ZAP.
+    of the peer's own). Empty when the connection's mechanism did not ask ZAP
+    (and for STREAM's raw connections, which have no mechanism).
     """
-    mechanism = getattr(conn, "mechanism", None)
-    if mechanism is None or mechanism.zap is None:
+    if not isinstance(conn, ZMTPConnection):
+        return {}
+    mechanism = conn.mechanism
+    if mechanism.zap is None:
         return {}
     props = {"User-Id": mechanism.user_id.decode("utf-8", "replace")}
     for name, value in mechanism.zap_metadata.items():

@@ -24,10 +24,11 @@ import socket
 import threading
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from purezmq._core.clock import monotonic
 from purezmq._zmtp import ProtocolError
+from purezmq._zmtp.frames import Buffer
 
 from .reactor import READ, WRITE, Reactor, Timer
 
@@ -49,7 +50,7 @@ PARK_GRACE = 0.05
 IOV_MAX = 512
 
 
-def _nbytes(chunk: Any) -> int:
+def _nbytes(chunk: Buffer) -> int:
     return chunk.nbytes if isinstance(chunk, memoryview) else len(chunk)
 
 
@@ -70,7 +71,7 @@ class StreamEngine:
         self.session = session
         self.peer_address = peer_address
         self._on_lost = on_lost
-        self._out: deque[Any] = deque()
+        self._out: deque[Buffer] = deque()
         self._write_lock = threading.Lock()
         self._interest_lock = threading.Lock()
         self._flush_scheduled = False
