@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys as _sys
 
 from . import constants, error
+from ._build import COMPILED as COMPILED  # the hot modules run compiled (mypyc)
 from ._crypto import curve_keypair, curve_public
 from .constants import *  # noqa: F403 - pyzmq exports every constant at the top level
 from .constants import COPY_THRESHOLD, DRAFT_API, IPC_PATH_MAX_LEN, PYZMQ_DRAFT_API

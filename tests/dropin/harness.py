@@ -205,7 +205,9 @@ def shim_env(shim_dir: Path) -> dict[str, str]:
     env = dict(os.environ)
     for var in ("ZMQ_TEST_TIMEOUT", "PYTEST_ADDOPTS", "PYTEST_CURRENT_TEST", "PYZMQ_BACKEND"):
         env.pop(var, None)  # ZMQ_TEST_TIMEOUT breaks pyzmq's conftest (passes a str)
-    env["PYTHONPATH"] = os.pathsep.join([str(shim_dir), str(ROOT / "src")])
+    # purezmq itself comes from this interpreter's environment: the installed
+    # build under test (compiled or pure), not the sources in src/.
+    env["PYTHONPATH"] = str(shim_dir)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     return env
 

@@ -1,0 +1,162 @@
+"""Build script: the hot modules compiled by mypyc where a C compiler exists.
+
+Everything else about the package lives in pyproject.toml; this file only
+decides whether the wheel carries compiled extension modules beside the
+pure-Python sources (see docs/design.md, "The compiled build").
+
+- ``PUREZMQ_PURE=1`` in the environment: pure build (a ``py3-none-any`` wheel).
+- No working C compiler (or no Python headers): pure build, with a note.
+  build_backend/purezmq_backend.py makes that decision, for this file and
+  for the build requirements (mypy is asked for only when compiling).
+- Editable installs (``pip install -e``): pure, because a compiled module
+  placed next to its ``.py`` source would shadow that source.
+- Any failure while compiling: pure build, with a warning, unless
+  ``PUREZMQ_REQUIRE_COMPILED=1`` asks to fail instead (the development
+  scripts set it, so a change that breaks the compiled build is seen at once).
+
+The compiled modules are the same source files, so the installed package is
+complete either way: the ``.py`` files are always in the wheel and the
+import system prefers an extension module over a source file of the same name.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from setuptools import setup
+from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
+
+#: The modules mypyc compiles, relative to src/purezmq: the critical path,
+#: chosen by profile (benchmarks/micro). Adding a module is one line here; it
+#: must follow the rules of docs/design.md ("The compiled build").
+COMPILED_MODULES = [
+    # _zmtp: the frame codec and the connection's data path.
+    "_zmtp/bigframe.py",
+    "_zmtp/commands.py",
+    "_zmtp/connection.py",
+    "_zmtp/decoder.py",
+    "_zmtp/errors.py",
+    "_zmtp/frames.py",
+    "_zmtp/greeting.py",
+    "_zmtp/heartbeat.py",
+    "_zmtp/socktypes.py",
+    # _routing: pipes, strategies and the socket types.
+    "_routing/dist.py",
+    "_routing/errors.py",
+    "_routing/fq.py",
+    "_routing/lb.py",
+    "_routing/pipe.py",
+    "_routing/routing_table.py",
+    "_routing/trie.py",
+    "_routing/patterns/_options.py",
+    "_routing/patterns/base.py",
+    "_routing/patterns/dealer.py",
+    "_routing/patterns/pair.py",
+    "_routing/patterns/pub.py",
+    "_routing/patterns/pull.py",
+    "_routing/patterns/push.py",
+    "_routing/patterns/rep.py",
+    "_routing/patterns/req.py",
+    "_routing/patterns/router.py",
+    "_routing/patterns/stream.py",
+    "_routing/patterns/sub.py",
+    "_routing/patterns/xpub.py",
+    "_routing/patterns/xsub.py",
+]
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "build_backend"))
+from purezmq_backend import compile_wanted, flag, note  # noqa: E402
+
+#: Commands that build extension modules. Others (egg_info, dist_info for the
+#: metadata, sdist) get none: compiling is slow, and an sdist must not carry
+#: mypyc's generated C.
+_BUILD_COMMANDS = {"bdist_wheel", "build", "build_ext", "install", "bdist"}
+
+
+def _editable() -> bool:
+    """Is this an editable install (or an in-place build)? Compiled modules
+    would land in src/ next to their sources and shadow them."""
+    return any(arg in ("editable_wheel", "develop", "--inplace", "-i") for arg in sys.argv)
+
+
+def _extensions() -> list[Any]:
+    if not _BUILD_COMMANDS.intersection(sys.argv[1:]):
+        return []
+    if _editable():
+        note("editable install: pure Python (compiled modules would shadow src/)")
+        return []
+    if not compile_wanted():
+        return []
+    try:
+        from mypyc.build import mypycify
+
+        # Paths relative to the project root (the build's working directory):
+        # mypy finds the package root itself (src/ has no __init__.py), and
+        # mypyc's generated C stays in build/ for the next build to reuse.
+        # mypy also reads the modules these import (purezmq/__init__ and what
+        # it imports); "silent" keeps their type errors, if any, from failing
+        # the build: they are mypy's job in CI, not the compiler's.
+        return list(
+            mypycify(
+                ["--follow-imports=silent", *(f"src/purezmq/{p}" for p in COMPILED_MODULES)],
+                opt_level=os.environ.get("PUREZMQ_OPT_LEVEL", "3"),
+                group_name="purezmq",
+            )
+        )
+    except (Exception, SystemExit) as exc:
+        if flag("PUREZMQ_REQUIRE_COMPILED"):
+            raise
+        note(f"mypyc failed ({type(exc).__name__}: {exc}); building pure Python")
+        return []
+
+
+class BuildExt(build_ext):
+    """build_ext that falls back to the pure sources when compiling fails."""
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except Exception as exc:
+            if flag("PUREZMQ_REQUIRE_COMPILED"):
+                raise
+            note(f"compiling failed ({type(exc).__name__}: {exc}); installing pure Python")
+            self.extensions = []
+
+
+class BuildPy(build_py):
+    """build_py that also forgets extension modules of earlier builds.
+
+    build/ is kept between builds so that mypyc's unchanged C is not
+    compiled again; but a module dropped from `COMPILED_MODULES`, or a pure
+    build after a compiled one, must not ship the old extension file, which
+    would shadow its source.
+    """
+
+    def run(self) -> None:
+        import sysconfig
+
+        suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+        wanted = {
+            str(Path(self.build_lib, *ext.name.split("."))) + suffix
+            for ext in self.distribution.ext_modules or []
+        }
+        for path in Path(self.build_lib).rglob(f"*{suffix}"):
+            if str(path) not in wanted:
+                path.unlink()
+        super().run()
+
+
+_EXTENSIONS = _extensions()
+setup(
+    ext_modules=_EXTENSIONS,
+    cmdclass={"build_ext": BuildExt, "build_py": BuildPy},
+    # A pure build works in a build directory of its own, so that switching
+    # between the two builds (scripts/test.sh runs both) leaves the compiled
+    # build's outputs in place for its next run.
+    options={} if _EXTENSIONS else {"build": {"build_base": "build/pure"}},
+)

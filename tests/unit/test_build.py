@@ -1,0 +1,82 @@
+"""`purezmq.COMPILED` tells the truth, and the build under test is the one asked for.
+
+The test scripts set ``PUREZMQ_EXPECT_COMPILED`` (1 for the compiled run, 0
+for the pure one), so a wrong build - a compiled install that silently fell
+back to pure Python, or tests importing the sources instead of the
+installed package - fails here loudly instead of passing unnoticed.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import os
+import pathlib
+import types
+from importlib.machinery import EXTENSION_SUFFIXES
+
+import pytest
+
+import purezmq
+from purezmq import _build
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def _compiled_modules() -> list[str]:
+    """The module names listed in setup.py's COMPILED_MODULES (read, not run)."""
+    tree = ast.parse((ROOT / "setup.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "COMPILED_MODULES" for t in node.targets
+        ):
+            paths = ast.literal_eval(node.value)
+            return ["purezmq." + p.removesuffix(".py").replace("/", ".") for p in paths]
+    raise AssertionError("setup.py has no COMPILED_MODULES list")
+
+
+def _expected() -> bool | None:
+    value = os.environ.get("PUREZMQ_EXPECT_COMPILED")
+    return None if value is None else value.strip() not in ("", "0")
+
+
+def test_is_extension_tells_files_apart() -> None:
+    ext = types.ModuleType("fake_ext")
+    ext.__file__ = "/x/fake_ext" + EXTENSION_SUFFIXES[0]
+    src = types.ModuleType("fake_src")
+    src.__file__ = "/x/fake_src.py"
+    assert _build.is_extension(ext)
+    assert not _build.is_extension(src)
+    assert not _build.is_extension(types.ModuleType("no_file"))
+
+
+def test_compiled_matches_every_listed_module() -> None:
+    """COMPILED is True exactly when every module setup.py compiles was
+    imported as an extension module (no half-compiled install)."""
+    names = _compiled_modules()
+    assert "purezmq._routing.pipe" in names and "purezmq._zmtp.connection" in names
+    loaded = {name: _build.is_extension(importlib.import_module(name)) for name in names}
+    if purezmq.COMPILED:
+        assert all(loaded.values()), [n for n, ext in loaded.items() if not ext]
+    else:
+        assert not any(loaded.values()), [n for n, ext in loaded.items() if ext]
+    assert isinstance(purezmq.COMPILED, bool)
+
+
+def test_the_build_under_test_is_the_one_asked_for() -> None:
+    expected = _expected()
+    if expected is None:
+        pytest.skip("PUREZMQ_EXPECT_COMPILED is not set (scripts/test.sh sets it)")
+    assert purezmq.COMPILED is expected, (
+        f"PUREZMQ_EXPECT_COMPILED={os.environ['PUREZMQ_EXPECT_COMPILED']} but "
+        f"purezmq.COMPILED is {purezmq.COMPILED} ({purezmq._routing.pipe.__file__})"
+    )
+
+
+def test_tests_import_the_installed_package() -> None:
+    """With the scripts' installs, purezmq comes from the virtualenv, not src/
+    (an editable or path install would test the sources, not the build)."""
+    if _expected() is None:
+        pytest.skip("PUREZMQ_EXPECT_COMPILED is not set (scripts/test.sh sets it)")
+    package = pathlib.Path(purezmq.__file__).resolve().parent
+    assert not package.is_relative_to(ROOT / "src"), package
