@@ -281,7 +281,7 @@ class Socket(_sync_socket.Socket):
                 blocked.add(direction)
 
     # ------------------------------------------------------------ pyzmq API
-    def recv(self, flags: int = 0, copy: bool = True, track: bool = False) -> Any:
+    def recv(self, flags: int = 0, copy: object = True, track: object = False) -> Any:
         """Receive a frame: a Future of bytes (or of a Frame with copy=False)."""
         return self._add(_RECV, (flags, copy, track), bool(flags & _NOBLOCK))
 
@@ -293,10 +293,10 @@ class Socket(_sync_socket.Socket):
         self,
         data: Any,
         flags: int = 0,
-        copy: bool = True,
-        track: bool = False,
-        routing_id: int | None = None,
-        group: str | None = None,
+        copy: object = True,
+        track: object = False,
+        routing_id: object = None,
+        group: object = None,
     ) -> Any:
         """Send a frame: a Future, done once the socket accepted it."""
         if routing_id is not None or group is not None:

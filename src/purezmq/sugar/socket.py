@@ -18,6 +18,7 @@ from purezmq import constants as C
 from purezmq._core.socket_core import SocketCore
 from purezmq.error import ZMQBindError, ZMQError
 
+from ._socketbase import SocketBase
 from .attrsettr import AttributeSetter
 from .frame import Frame, _tracked_view
 from .tracker import MessageTracker, _done_tracker
@@ -89,8 +90,11 @@ class _SocketContext:
         return f"<SocketContext({self.kind}={self.addr!r})>"
 
 
-class Socket(AttributeSetter):
-    """A ZeroMQ socket with pyzmq's interface (create it with `Context.socket`)."""
+class Socket(SocketBase, AttributeSetter):
+    """A ZeroMQ socket with pyzmq's interface (create it with `Context.socket`).
+
+    `send` and `recv` of one frame come from `SocketBase` (compiled where
+    the build compiles); their general cases and everything else are here."""
 
     context: Context
     copy_threshold: int
@@ -337,19 +341,16 @@ class Socket(AttributeSetter):
         self.set(C.UNSUBSCRIBE, topic)
 
     # ------------------------------------------------------------ send
-    def send(
+    def _send_other(
         self,
         data: Any,
-        flags: int = 0,
-        copy: bool = True,
-        track: bool = False,
-        routing_id: int | None = None,
-        group: str | None = None,
+        flags: int,
+        copy: object,
+        track: object,
+        routing_id: object,
+        group: object,
     ) -> MessageTracker | None:
-        """Send one frame. flags: NOBLOCK (raise Again instead of waiting), SNDMORE."""
-        if type(data) is bytes and routing_id is None and group is None and not track:
-            self._core.send_frame(data, flags)  # the common case, kept short
-            return None
+        """`send` of anything but a plain bytes frame (SocketBase's fast path)."""
         if routing_id is not None or group is not None:
             raise ZMQError(
                 errno.ENOTSUP, "routing_id/group need the draft socket types (not supported)"
@@ -366,7 +367,7 @@ class Socket(AttributeSetter):
             watch: list[Any] = []
             self._core.send_frame(self._tracked_data(data, watch), flags)
             return MessageTracker(*watch) if watch else _done_tracker()
-        self._core.send_frame(_frame_data(data, copy), flags)
+        self._core.send_frame(_frame_data(data, bool(copy)), flags)
         return _done_tracker() if track else None
 
     def _tracked_data(self, data: Any, watch: list[Any]) -> Any:
@@ -428,9 +429,11 @@ class Socket(AttributeSetter):
             return None
         return MessageTracker(*watch) if watch else _done_tracker()
 
+    # The helpers below return what `send` returns: None or a MessageTracker
+    # here, a Future on purezmq.asyncio sockets.
     def send_string(
         self, u: str, flags: int = 0, copy: bool = True, encoding: str = "utf-8", **kwargs: Any
-    ) -> MessageTracker | None:
+    ) -> Any:
         if not isinstance(u, str):
             raise TypeError("str objects only")
         return self.send(u.encode(encoding), flags=flags, copy=copy, **kwargs)
@@ -439,10 +442,10 @@ class Socket(AttributeSetter):
 
     def send_pyobj(
         self, obj: Any, flags: int = 0, protocol: int = pickle.DEFAULT_PROTOCOL, **kwargs: Any
-    ) -> MessageTracker | None:
+    ) -> Any:
         return self.send(pickle.dumps(obj, protocol), flags=flags, **kwargs)
 
-    def send_json(self, obj: Any, flags: int = 0, **kwargs: Any) -> MessageTracker | None:
+    def send_json(self, obj: Any, flags: int = 0, **kwargs: Any) -> Any:
         send_kwargs = {
             k: kwargs.pop(k) for k in ("copy", "track", "routing_id", "group") if k in kwargs
         }
@@ -461,11 +464,8 @@ class Socket(AttributeSetter):
         return self.send_multipart(frames, flags=flags, copy=copy, **kwargs)
 
     # ------------------------------------------------------------ recv
-    def recv(self, flags: int = 0, copy: bool = True, track: bool = False) -> Any:
-        """Receive one frame: bytes, or a Frame when copy=False."""
-        if copy:
-            frame = self._core.recv_bytes(flags)
-            return frame if type(frame) is bytes else bytes(frame)
+    def _recv_other(self, flags: int, track: object) -> Frame:
+        """`recv` with copy=False: a Frame (SocketBase has the bytes fast path)."""
         frame, more = self._core.recv_frame(bool(flags & _NOBLOCK))
         return Frame._received(frame, more, self._core.last_metadata)
 

@@ -1,0 +1,72 @@
+"""The calls every message makes: pyzmq's Socket.send and Socket.recv of one frame.
+
+In pyzmq these entry points live in the compiled backend (Cython), under the
+pure-Python "sugar" class. purezmq mirrors that split: `SocketBase` holds
+the socket core and the fast paths - a bytes frame sent, a frame received
+as bytes - and `purezmq.sugar.socket.Socket` derives from it and adds the
+rest of pyzmq's API, in plain Python, including the general cases of these
+two calls (`_send_other`, `_recv_other`).
+
+Where mypyc compiles this module (see docs/design.md), an application's
+``sock.send(b"...")`` reaches the socket core in one native call: the
+interpreted method, its default arguments and the attribute look-ups cost
+more than the core's whole send did. In the pure build it is an ordinary
+base class. Interpreted classes may derive from it (pyzmq programs subclass
+Socket; purezmq.asyncio does too).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from purezmq._mypyc import mypyc_attr
+
+if TYPE_CHECKING:
+    from purezmq._core.socket_core import SocketCore
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class SocketBase:
+    """The socket core and the per-message fast paths (see module doc)."""
+
+    _core: SocketCore
+
+    def send(
+        self,
+        data: Any,
+        flags: int = 0,
+        copy: object = True,
+        track: object = False,
+        routing_id: object = None,
+        group: object = None,
+    ) -> Any:
+        """Send one frame. flags: NOBLOCK (raise Again instead of waiting), SNDMORE.
+
+        `copy=False` sends the buffer by reference (do not modify it until it
+        is sent); `track=True` returns a MessageTracker that says when."""
+        if type(data) is bytes and not track and routing_id is None and group is None:
+            self._core.send_frame(data, flags)  # the common case, kept short
+            return None
+        return self._send_other(data, flags, copy, track, routing_id, group)
+
+    def recv(self, flags: int = 0, copy: object = True, track: object = False) -> Any:
+        """Receive one frame: bytes, or a Frame when copy=False."""
+        if copy:
+            frame = self._core.recv_bytes(flags)
+            return frame if type(frame) is bytes else bytes(frame)
+        return self._recv_other(flags, track)
+
+    # The general cases, in the sugar class.
+    def _send_other(
+        self,
+        data: Any,
+        flags: int,
+        copy: object,
+        track: object,
+        routing_id: object,
+        group: object,
+    ) -> Any:
+        raise NotImplementedError
+
+    def _recv_other(self, flags: int, track: object) -> Any:
+        raise NotImplementedError
