@@ -125,6 +125,8 @@ class BuildExt(build_ext):
             if flag("PUREZMQ_REQUIRE_COMPILED"):
                 raise
             note(f"compiling failed ({type(exc).__name__}: {exc}); installing pure Python")
+            for ext in self.extensions:  # nothing half-built (or older) may ship
+                Path(self.get_ext_fullpath(ext.name)).unlink(missing_ok=True)
             self.extensions = []
 
 
