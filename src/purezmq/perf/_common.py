@@ -31,9 +31,20 @@ def impl_asyncio(name: str) -> ModuleType:
     return importlib.import_module(name + ".asyncio")
 
 
+def compiled() -> bool:
+    """Whether the purezmq in this process is the compiled build.
+
+    Every report carries it, so a benchmark harness can refuse to call a
+    pure-Python process "compiled" (a failed compile installs the pure
+    build without an error)."""
+    import purezmq
+
+    return purezmq.COMPILED
+
+
 def report(args: argparse.Namespace, text: list[str], data: dict[str, Any]) -> dict[str, Any]:
     """Print libzmq's text lines, or one JSON object with --json."""
-    data = {"tool": args.tool, "impl": args.impl, **data}
+    data = {"tool": args.tool, "impl": args.impl, "purezmq_compiled": compiled(), **data}
     if getattr(args, "use_async", False):
         data["async"] = True
         data["loop"] = args.loop
