@@ -5,7 +5,10 @@
 
 The machine and run details come from the last file. The page's "Design
 log" section and any journal/Spark section are kept from the existing page;
-benchmarks/sections/*.md are included verbatim.
+benchmarks/sections/*.md are included verbatim. Results with the pure and
+compiled builds render three columns (pure, compiled, pyzmq; targets judged
+on compiled); files from before the compiled build render their two
+(purezmq, pyzmq).
 """
 
 from __future__ import annotations

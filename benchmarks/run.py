@@ -1,36 +1,39 @@
-"""The side-by-side benchmark: purezmq against pyzmq (libzmq), one command.
+"""The side-by-side benchmark: purezmq's two builds against pyzmq (libzmq).
 
-    bash scripts/bench.sh                 # full matrix, 3 repetitions (~20-25 min)
-    bash scripts/bench.sh --quick         # smoke run, 1 repetition, counts / 10 (~3 min)
+    bash scripts/bench.sh                 # full matrix, 3 repetitions
+    bash scripts/bench.sh --quick         # smoke run, 1 repetition, counts / 10
     bash scripts/bench.sh --only tcp,64   # a subset (see --help for the tokens)
     python benchmarks/render.py [results.json ...]   # re-render docs from saved results
 
 Runs every scenario (PUSH/PULL throughput and REQ/REP latency over tcp, ipc
 and inproc at 1 B..1 MiB, sync and asyncio; PUB/SUB fan-out to 1/10/100
 subscribers; memory of 1,000 idle connections and of a PUB whose subscriber
-stopped reading) on both implementations, each as separate processes, with
-N interleaved repetitions (the repetition loop is outermost), background-
-load gating and re-runs of disturbed attempts. Writes every attempt to
-benchmarks/results/<stamp>.json (and latest.json), then renders
+stopped reading) on each implementation - pure, compiled, pyzmq - each as
+separate processes, with N interleaved repetitions (the repetition loop is
+outermost), background-load gating and re-runs of disturbed attempts.
+
+Each purezmq build runs with its own venv's Python (scripts/bench.sh makes
+./.venv-bench, compiled, and ./.venv-bench-pure; ``--python-<build>``
+points elsewhere). A build whose ``purezmq.COMPILED`` contradicts its name
+is refused, said so and left out (harness/builds.py). Writes every attempt
+to benchmarks/results/<stamp>.json (and latest.json), then renders
 docs/benchmarks.md and docs/img/*.png from it.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import shutil
 import signal
 import sys
-import tempfile
 import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from harness import load, machine, matrix, procs
+from harness import builds, load, machine, matrix, procs
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
@@ -39,17 +42,23 @@ RESULTS = HERE / "results"
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         prog="benchmarks/run.py",
-        description="purezmq vs pyzmq, side by side; writes results JSON and docs/benchmarks.md",
+        description="purezmq (pure and compiled builds) vs pyzmq, side by side; writes results "
+        "JSON and docs/benchmarks.md",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="--only tokens (comma-separated; alternatives within a kind, all kinds must "
         "match): transports tcp ipc inproc; sizes 1 64 1k 64k 1m (or bytes); groups thr lat "
         "fanout mem idle stall; modes sync async; subscribers subs=1 subs=10 subs=100. "
         "Examples: --only tcp,64   --only lat,async   --only fanout,subs=100   --only mem",
     )
-    p.add_argument("--quick", action="store_true", help="1 repetition, counts / 10 (~3 min)")
+    p.add_argument("--quick", action="store_true", help="1 repetition, counts / 10: a smoke run")
     p.add_argument("--reps", type=int, help="repetitions (default 3; 1 with --quick)")
     p.add_argument("--only", help="run a subset, e.g. tcp,64 (see below)")
-    p.add_argument("--impls", default="purezmq,zmq", help="implementations (default both)")
+    builds.add_arguments(p, "pure,compiled,zmq")
+    p.add_argument(
+        "--strict-builds",
+        action="store_true",
+        help="stop (exit 3) if a build is refused, instead of measuring the others",
+    )
     p.add_argument("--timeout", type=float, default=None, help="per attempt [s] (120; quick 60)")
     p.add_argument(
         "--quiet-below",
@@ -81,12 +90,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--out", type=Path, help="results file (default results/<stamp>.json)")
     p.add_argument("--no-render", action="store_true", help="do not write docs/benchmarks.md")
-    p.add_argument("--list", action="store_true", help="list the selected scenarios and exit")
     p.add_argument(
-        "--live-source",
-        action="store_true",
-        help="measure src/ as it is at each moment (default: a snapshot taken at the start)",
+        "--doc",
+        type=Path,
+        help="render this page instead of docs/benchmarks.md (its charts go to --img)",
     )
+    p.add_argument("--img", type=Path, help="chart folder (default docs/img)")
+    p.add_argument("--list", action="store_true", help="list the selected scenarios and exit")
     args = p.parse_args(argv)
     args.reps = args.reps or (1 if args.quick else 3)
     args.timeout = args.timeout or (60.0 if args.quick else 120.0)
@@ -94,22 +104,27 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args.retries = args.retries if args.retries is not None else (0 if args.quick else 2)
     args.patience = args.patience if args.patience is not None else (1.0 if args.quick else 15.0)
     args.patience_left = args.patience * 60
-    args.impl_list = [i.strip() for i in args.impls.split(",") if i.strip()]
+    builds.chosen_names(p, args)
     return args
 
 
 def _attempt(
-    scn: matrix.Scenario, impl: str, rep: int, n: int, args: argparse.Namespace
+    scn: matrix.Scenario, build: builds.Build, rep: int, n: int, args: argparse.Namespace
 ) -> dict[str, Any]:
     max_wait = min(args.max_wait, max(0.0, args.patience_left))
     waited, busy_before = load.wait_quiet(args.quiet_below, max_wait)
     args.patience_left -= waited
     meter = load.Meter()
     meter.start()
-    record: dict[str, Any] = {"key": scn.key, "impl": impl, "rep": rep, "attempt": n}
+    record: dict[str, Any] = {"key": scn.key, "impl": build.name, "rep": rep, "attempt": n}
     try:
-        result, commands = procs.run(scn, impl, args.timeout)
-        record.update(ok=True, result=result, commands=commands)
+        got = procs.run(scn, build.tool_impl, args.timeout, python=build.python)
+        record.update(commands=got.commands, purezmq_compiled=got.compiled)
+        refused = builds.attempt_refusal(build.name, got.compiled)
+        if refused:
+            record.update(ok=False, error=refused, refused_result=got.result)
+        else:
+            record.update(ok=True, result=got.result)
     except procs.RunError as e:
         record.update(ok=False, error=str(e)[:20000])
     meter.stop()
@@ -118,21 +133,30 @@ def _attempt(
     return record
 
 
-def snapshot(dest: Path) -> dict[str, Any]:
-    """Copy src/purezmq to `dest` and point the benchmark processes at it.
+def resolve_builds(
+    args: argparse.Namespace,
+) -> tuple[list[builds.Build], dict[str, dict[str, Any]], list[str]]:
+    """(builds to measure, what each asked-for build is, warnings).
 
-    The working tree may change during a 40-minute run (others work in it):
-    the snapshot keeps every attempt on the same code. Returns its digest."""
-    src = HERE.parent / "src" / "purezmq"
-    shutil.copytree(src, dest / "purezmq", ignore=shutil.ignore_patterns("__pycache__"))
-    digest = hashlib.sha256()
-    files = sorted(p for p in (dest / "purezmq").rglob("*") if p.is_file())
-    for f in files:
-        digest.update(str(f.relative_to(dest)).encode() + b"\0" + f.read_bytes())
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(dest), env.get("PYTHONPATH")]))
-    procs.ENV = env
-    return {"source_sha256": digest.hexdigest()[:16], "source_files": len(files)}
+    The working tree may change during a long run (others work in it): the
+    builds are installs, not the source tree, so every attempt runs one
+    version of the code."""
+    return builds.resolve(args.impl_list, args.pythons, "[bench]")
+
+
+def recheck_builds(doc: dict[str, Any]) -> None:
+    """Probe the measured builds again: a venv reinstalled during the run
+    (another bench.sh) is recorded rather than silently mixed in."""
+    for name, entry in doc["builds"].items():
+        if entry["refused"]:
+            continue
+        now = builds.probe(entry["python"])
+        keys = ("compiled", "source_sha256", "compiled_modules", "pyzmq")
+        before = {k: entry["probe"].get(k) for k in keys}
+        after = {k: now.get(k) for k in keys}
+        if before != after:
+            entry["changed"] = f"probed at the end: {after} (at the start: {before})"
+            print(f"[bench] WARNING: {name} changed during the run", file=sys.stderr)
 
 
 def _headline(rec: dict[str, Any]) -> str:
@@ -166,26 +190,37 @@ def main(argv: list[str] | None = None) -> int:
         if not scenarios:
             print("no scenario matches --only", file=sys.stderr)
         return 0 if scenarios else 2
+    chosen, info, warnings = resolve_builds(args)
+    refused = [builds.LABEL[n] for n, i in info.items() if i["refused"]]
+    if refused and args.strict_builds:
+        print(f"[bench] --strict-builds: {', '.join(refused)} refused; stopping", file=sys.stderr)
+        return 3
+    if not chosen:
+        print("[bench] nothing to measure", file=sys.stderr)
+        return 3
     RESULTS.mkdir(exist_ok=True)
-    snap_dir = None if args.live_source else tempfile.mkdtemp(prefix="purezmq-src-")
-    try:
-        return _run(args, scenarios, Path(snap_dir) if snap_dir else None, argv)
-    finally:
-        if snap_dir:
-            shutil.rmtree(snap_dir, ignore_errors=True)
+    code = _run(args, scenarios, chosen, info, warnings, argv)
+    if refused:
+        print(
+            f"[bench] NOTE: {', '.join(refused)} NOT measured (see above and the Builds "
+            "section of the page)",
+            file=sys.stderr,
+        )
+    return code
 
 
 def _run(
     args: argparse.Namespace,
     scenarios: list[matrix.Scenario],
-    snap: Path | None,
+    chosen: list[builds.Build],
+    info: dict[str, dict[str, Any]],
+    warnings: list[str],
     argv: list[str] | None,
 ) -> int:
-    source = snapshot(snap) if snap else {"source_sha256": "live", "source_files": 0}
     stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
     out = args.out or RESULTS / f"{stamp}.json"
     doc: dict[str, Any] = {
-        "schema": 1,
+        "schema": 2,
         "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "argv": sys.argv[1:] if argv is None else argv,
         "config": {
@@ -200,26 +235,35 @@ def _run(
             "retries": args.retries,
             "patience_min": args.patience,
         },
-        "machine": {**machine.describe(), **source},
+        "machine": machine.describe(),
+        # What the builds were installed from (scripts/bench.sh --source REV
+        # says; otherwise the working tree as it was when they were installed).
+        "source": os.environ.get("PUREZMQ_BENCH_SOURCE") or "working tree",
+        "builds": info,
+        "warnings": warnings,
         "scenarios": [s.to_json() for s in scenarios],
         "attempts": [],
     }
-    total = len(scenarios) * len(args.impl_list) * args.reps
+    total = len(scenarios) * len(chosen) * args.reps
     print(
-        f"[bench] {len(scenarios)} scenarios x {len(args.impl_list)} impls x "
-        f"{args.reps} reps = {total} runs -> {out}",
+        f"[bench] {len(scenarios)} scenarios x {len(chosen)} impls "
+        f"({', '.join(b.label for b in chosen)}) x {args.reps} reps = {total} runs -> {out}",
         flush=True,
     )
     t0 = time.monotonic()
     done = 0
     for rep in range(args.reps):
-        impls = args.impl_list if rep % 2 == 0 else args.impl_list[::-1]
+        # Rotate who goes first: with 3 implementations and 3 repetitions each
+        # is first once, so no column always follows another's warm caches.
+        k = rep % len(chosen)
+        order = chosen[k:] + chosen[:k]
         for scn in scenarios:
-            for impl in impls:
+            for build in order:
                 done += 1
-                doc["attempts"] += _repetition(scn, impl, rep, args, f"[{done}/{total}", t0)
+                doc["attempts"] += _repetition(scn, build, rep, args, f"[{done}/{total}", t0)
                 doc["patience_left_min"] = round(args.patience_left / 60, 2)
                 _save(doc, out, t0)
+    recheck_builds(doc)
     doc["finished"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
     _save(doc, out, t0)
     shutil.copyfile(out, RESULTS / "latest.json")
@@ -227,24 +271,30 @@ def _run(
     if not args.no_render:
         import render
 
-        render.main([str(out)])
+        where = [f"--doc={args.doc}"] if args.doc else []
+        where += [f"--img={args.img}"] if args.img else []
+        render.main([*where, str(out)])
     return 0
 
 
 def _repetition(
-    scn: matrix.Scenario, impl: str, rep: int, args: argparse.Namespace, tag: str, t0: float
+    scn: matrix.Scenario,
+    build: builds.Build,
+    rep: int,
+    args: argparse.Namespace,
+    tag: str,
+    t0: float,
 ) -> list[dict[str, Any]]:
     """One repetition of one cell: an attempt, re-run while disturbed (within the
     retries and the patience left). Failures are reported, not retried away."""
     records = []
     for n in range(args.retries + 1):
-        rec = _attempt(scn, impl, rep, n, args)
+        rec = _attempt(scn, build, rep, n, args)
         records.append(rec)
         if n:
             args.patience_left -= rec["wall_s"]
-        label = matrix.IMPL_LABEL.get(impl, impl)
         print(
-            f"{tag} {time.monotonic() - t0:6.0f}s] rep {rep + 1} {scn.key:<28} {label:<8} "
+            f"{tag} {time.monotonic() - t0:6.0f}s] rep {rep + 1} {scn.key:<28} {build.label:<8} "
             f"{_headline(rec)}  bg {rec['background']:.0%}" + (f" (retry {n})" if n else ""),
             flush=True,
         )

@@ -1,7 +1,9 @@
 """PNG charts for docs/benchmarks.md (matplotlib, Agg backend).
 
-Each chart shows both implementations: medians as points joined by lines,
-min-max over the repetitions as error bars, sync solid and asyncio dashed.
+Each chart shows every implementation of the results (pure, compiled,
+pyzmq; or purezmq and pyzmq for older results): medians as points joined by
+lines, min-max over the repetitions as error bars, sync solid and asyncio
+dashed.
 """
 
 from __future__ import annotations
@@ -9,10 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .matrix import IMPL_LABEL, SIZES, TRANSPORTS, size_label
-from .summary import PURE, PYZMQ, Cell
+from .builds import COMPILED, LABEL, LEGACY, ORDER, PURE, PYZMQ
+from .matrix import SIZES, TRANSPORTS, size_label
+from .summary import Cell
 
-COLORS = {PURE: "#1f77b4", PYZMQ: "#d62728"}
+COLORS = {PURE: "#1f77b4", COMPILED: "#2ca02c", LEGACY: "#1f77b4", PYZMQ: "#d62728"}
 STYLE = {"sync": "-", "async": "--"}
 MARK = {"sync": "o", "async": "s"}
 
@@ -26,13 +29,23 @@ def _plt() -> Any:
     return plt
 
 
+def _impls(cells: list[Cell]) -> list[str]:
+    """The implementations with at least one measured value, in column order."""
+    have = {i for c in cells for i, s in c.sides.items() if s.values}
+    return [i for i in ORDER if i in have] + sorted(have - set(ORDER))
+
+
+def _color(impl: str) -> str:
+    return COLORS.get(impl, "#7f7f7f")
+
+
 def _by_size(cells: list[Cell], group: str, img: Path, name: str, ylabel: str) -> str | None:
     plt = _plt()
     fig, axes = plt.subplots(1, len(TRANSPORTS), figsize=(15, 4.6), sharey=False)
     drawn = False
     for ax, transport in zip(axes, TRANSPORTS, strict=True):
         for mode in ("sync", "async"):
-            for impl in (PURE, PYZMQ):
+            for impl in _impls(cells):
                 xs, ys, lo, hi = [], [], [], []
                 for c in cells:
                     s = c.scn
@@ -48,13 +61,13 @@ def _by_size(cells: list[Cell], group: str, img: Path, name: str, ylabel: str) -
                 if not xs:
                     continue
                 drawn = True
-                label = f"{IMPL_LABEL[impl]} {'asyncio' if mode == 'async' else 'sync'}"
+                label = f"{LABEL.get(impl, impl)} {'asyncio' if mode == 'async' else 'sync'}"
                 ax.errorbar(
                     xs,
                     ys,
                     yerr=[lo, hi],
                     label=label,
-                    color=COLORS[impl],
+                    color=_color(impl),
                     linestyle=STYLE[mode],
                     marker=MARK[mode],
                     capsize=3,
@@ -77,7 +90,7 @@ def _by_size(cells: list[Cell], group: str, img: Path, name: str, ylabel: str) -
         plt.close(fig)
         return None
     fig.suptitle(f"{ylabel} by message size (median of repetitions; bars: min-max)")
-    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=9)
+    fig.legend(handles, labels, loc="lower center", ncol=6, fontsize=9)
     fig.tight_layout(rect=(0, 0.07, 1, 1))
     fig.savefig(img / name, dpi=90)
     plt.close(fig)
@@ -90,11 +103,12 @@ def _fanout(cells: list[Cell], img: Path) -> str | None:
         return None
     plt = _plt()
     fig, ax = plt.subplots(figsize=(7, 4.2))
-    width = 0.38
-    for i, impl in enumerate((PURE, PYZMQ)):
-        xs = [j + (i - 0.5) * width for j in range(len(rows))]
+    impls = _impls(rows)
+    width = 0.8 / max(1, len(impls))
+    for i, impl in enumerate(impls):
+        xs = [j + (i - (len(impls) - 1) / 2) * width for j in range(len(rows))]
         ys = [c.side(impl).median or 0.0 for c in rows]
-        ax.bar(xs, ys, width, label=IMPL_LABEL[impl], color=COLORS[impl])
+        ax.bar(xs, ys, width, label=LABEL.get(impl, impl), color=_color(impl))
     ax.set_xticks(range(len(rows)), [f"{c.scn['subs']} subscribers" for c in rows])
     ax.set_yscale("log")
     ax.set_ylabel("messages delivered / s (all subscribers)")
@@ -114,14 +128,13 @@ def _stall(cells: list[Cell], img: Path) -> str | None:
     plt = _plt()
     fig, ax = plt.subplots(figsize=(7, 4.2))
     cell = rows[0]
-    for impl in (PURE, PYZMQ):
+    for impl in _impls(rows):
         for k, r in enumerate(cell.side(impl).results):
             series = r.get("series") or []
             xs = [p[0] for p in series]
             ys = [(p[1] - r["rss_base_kib"]) / 1024 for p in series]
-            ax.plot(
-                xs, ys, color=COLORS[impl], alpha=0.85, label=IMPL_LABEL[impl] if k == 0 else None
-            )
+            label = LABEL.get(impl, impl) if k == 0 else None
+            ax.plot(xs, ys, color=_color(impl), alpha=0.85, label=label)
     r0 = next((r for s in cell.sides.values() for r in s.results), None)
     if r0:
         ax.axhline(

@@ -2,8 +2,11 @@
 
 The binding side starts first and writes its endpoint(s) to a ready file;
 the connecting side(s) start once it exists. Every process runs
-``python -m purezmq.perf <tool> ... --json`` in its own session, so a
-timeout kills the whole group. stdout/stderr go to files (no pipe can fill).
+``<python> -m purezmq.perf <tool> ... --json`` in its own session, so a
+timeout kills the whole group; <python> is the implementation's (each build
+of purezmq has its own venv, see builds.py), and a `wrap` can put a command
+in front of it (valgrind, for profile_cell.py). stdout/stderr go to files
+(no pipe can fill).
 """
 
 from __future__ import annotations
@@ -17,16 +20,17 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .matrix import Scenario
 
-PERF = [sys.executable, "-m", "purezmq.perf"]
-#: Environment of the benchmark processes (run.py points PYTHONPATH at a
-#: snapshot of the source, so one run measures one version of the code).
+#: Environment of the benchmark processes (None: the runner's).
 ENV: dict[str, str] | None = None
+#: A prefix for a process's command, given the process's name (or None).
+Wrap = Callable[[str], list[str]]
 
 
 class RunError(Exception):
@@ -62,6 +66,11 @@ class Group:
 
     workdir: Path
     timeout: float
+    python: str = sys.executable
+    wrap: Wrap | None = None
+    #: Process name -> (python, --impl) for a process that runs another
+    #: implementation than the rest (profile_cell.py's native peer).
+    peers: dict[str, tuple[str, str]] = field(default_factory=dict)
     procs: list[Proc] = field(default_factory=list)
     deadline: float = 0.0
 
@@ -69,7 +78,13 @@ class Group:
         self.deadline = time.monotonic() + self.timeout
 
     def spawn(self, name: str, args: list[str]) -> Proc:
-        cmd = [*PERF, *args]
+        prefix = self.wrap(name) if self.wrap else []
+        python = self.python
+        if name in self.peers:
+            python, impl = self.peers[name]
+            args = list(args)
+            args[args.index("--impl") + 1] = impl
+        cmd = [*prefix, python, "-m", "purezmq.perf", *args]
         out, err = self.workdir / f"{name}.out", self.workdir / f"{name}.err"
         with open(out, "wb") as fo, open(err, "wb") as fe:
             popen = subprocess.Popen(cmd, stdout=fo, stderr=fe, start_new_session=True, env=ENV)
@@ -107,7 +122,7 @@ class Group:
         for p in self.procs:
             code = p.popen.poll()
             state = "running" if code is None else f"exited {code}"
-            lines.append(f"--- {p.name} ({state}): {' '.join(p.cmd[3:])}")
+            lines.append(f"--- {p.name} ({state}): {' '.join(p.cmd)}")
             out = p.out.read_text(errors="replace")[-300:] if p.out.exists() else ""
             lines += [f"stdout: {out.strip()}", f"stderr: {p.stderr_tail(600).strip()}"]
             if code is None and os.path.exists(spy):
@@ -138,7 +153,19 @@ class Group:
                 pass
 
     def commands(self) -> list[str]:
-        return [" ".join(p.cmd[1:]) for p in self.procs]
+        return [" ".join(p.cmd) for p in self.procs]
+
+    def reports(self) -> dict[str, dict[str, Any]]:
+        """The JSON report of each process that printed one (the senders of
+        the throughput and latency tools print none; they run from the same
+        Python as the process that does)."""
+        out = {}
+        for p in self.procs:
+            try:
+                out[p.name] = p.result()
+            except (RunError, ValueError):
+                continue
+        return out
 
 
 def _endpoint(scn: Scenario, workdir: Path) -> str:
@@ -151,13 +178,42 @@ def _common(impl: str, timeout: float) -> list[str]:
     return ["--impl", impl, "--json", "--timeout", str(int(timeout))]
 
 
-def run(scn: Scenario, impl: str, timeout: float) -> tuple[dict[str, Any], list[str]]:
-    """Run `scn` on `impl`; return (result, commands). Raises RunError."""
+@dataclass
+class Outcome:
+    """A successful attempt: the headline report, the commands run and what
+    every process said its purezmq build was (``purezmq_compiled``)."""
+
+    result: dict[str, Any]
+    commands: list[str]
+    compiled: dict[str, Any]
+
+
+def run(
+    scn: Scenario,
+    impl: str,
+    timeout: float,
+    python: str = sys.executable,
+    wrap: Wrap | None = None,
+    workdir: Path | None = None,
+    peers: dict[str, tuple[str, str]] | None = None,
+) -> Outcome:
+    """Run `scn` with the perf tools' `impl` (purezmq or zmq) on `python`.
+
+    `workdir` keeps the processes' files (a fresh temporary directory,
+    removed afterwards, when None); `peers` runs the named processes
+    (local, remote) with another (python, impl). Raises RunError."""
     with tempfile.TemporaryDirectory(prefix="purezmq-bench-") as tmp:
-        group = Group(Path(tmp), timeout)
+        where = workdir or Path(tmp)
+        where.mkdir(parents=True, exist_ok=True)
+        group = Group(where, timeout, python=python, wrap=wrap, peers=dict(peers or {}))
         try:
             result = _dispatch(scn, impl, group)
-            return result, group.commands()
+            flags = {
+                n: r.get("purezmq_compiled")
+                for n, r in group.reports().items()
+                if n not in group.peers
+            }
+            return Outcome(result, group.commands(), flags)
         finally:
             group.kill()
 

@@ -5,17 +5,24 @@ Everything here is generated except the sections it preserves: the
 section of the existing file whose title mentions the journal or Spark, and
 the files benchmarks/sections/*.md (included verbatim; their sections win
 over preserved ones with the same title).
+
+The tables have a column per implementation of the results: pure,
+compiled and pyzmq (or purezmq and pyzmq for results from before the
+compiled build), then each purezmq build's ratio to pyzmq, the judged
+build's first; target and met? are the judged build's (see summary.py).
 """
 
 from __future__ import annotations
 
 import re
 import statistics
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .matrix import IMPL_LABEL, size_label
-from .summary import PURE, PYZMQ, TARGETS, Cell, Side, target_summary
+from .builds import COMPILED, LABEL, LEGACY, PURE, PYZMQ
+from .matrix import size_label
+from .summary import TARGETS, Cell, Side, implementations, judged_build, target_summary
 
 DESIGN_LOG = re.compile(r"^##\s+design log", re.IGNORECASE)
 OTHER_OWNED = re.compile(r"^##\s+.*\b(journal|spark)", re.IGNORECASE)
@@ -30,6 +37,55 @@ how much (before -> after, same machine, same command), and why it helped.
 |---|---|---|---|---|
 | *(none yet)* | | | | |
 """
+
+
+@dataclass(frozen=True)
+class View:
+    """Which columns the page has: the implementations in order (pyzmq
+    last) and the build the targets are judged on."""
+
+    impls: tuple[str, ...]
+    judged: str | None
+
+    @classmethod
+    def of(cls, docs: list[dict[str, Any]]) -> View:
+        impls = implementations(docs)
+        return cls(tuple(impls), judged_build(impls))
+
+    @property
+    def builds(self) -> list[str]:
+        """The purezmq builds, in column order."""
+        return [i for i in self.impls if i != PYZMQ]
+
+    @property
+    def ratios(self) -> list[str]:
+        """The builds with a ratio column: the judged one first."""
+        if PYZMQ not in self.impls:
+            return []
+        first = [self.judged] if self.judged in self.builds else []
+        return first + [b for b in self.builds if b != self.judged]
+
+    def heads(self, fmt: str) -> list[str]:
+        return [fmt.format(label(i)) for i in self.impls]
+
+    def ratio_heads(self) -> list[str]:
+        return [f"{label(b)} / pyzmq" for b in self.ratios]
+
+    def joined(self) -> str:
+        """'pure / compiled / pyzmq' - for columns that join the values."""
+        return " / ".join(label(i) for i in self.impls)
+
+
+DESCRIBE = {
+    PURE: "purezmq's pure-Python build (**pure**)",
+    COMPILED: "its mypyc-compiled build (**compiled**)",
+    LEGACY: "purezmq (**purezmq**: pure Python, from before the compiled build)",
+    PYZMQ: "pyzmq (**pyzmq**, libzmq)",
+}
+
+
+def label(impl: str) -> str:
+    return LABEL.get(impl, impl)
 
 
 # ----------------------------------------------------------------- formatting
@@ -80,6 +136,14 @@ def _spread(side: Side, fmt: Any) -> str:
     return text
 
 
+def _values(c: Cell, view: View, fmt: Any) -> list[str]:
+    """One column per implementation (median, min-max under it), then the
+    ratios to pyzmq."""
+    return [_spread(c.side(i), fmt) for i in view.impls] + [
+        ratio(c.ratio_of(b)) for b in view.ratios
+    ]
+
+
 def _table(head: list[str], rows: list[list[str]]) -> list[str]:
     out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     out += ["| " + " | ".join(r) + " |" for r in rows]
@@ -92,79 +156,148 @@ def _failures(cells: list[Cell]) -> list[str]:
         for impl, side in c.sides.items():
             for err in side.failures:
                 first = err.strip().splitlines()[0] if err.strip() else "failed"
-                out.append(f"- `{c.key}` on {IMPL_LABEL.get(impl, impl)}: {first[:300]}")
+                out.append(f"- `{c.key}` on {label(impl)}: {first[:300]}")
     return ["", "Failed repetitions:", "", *out] if out else []
 
 
+def _mode_title(what: str, mode: str) -> str:
+    if mode == "sync":
+        return f"### {what}, sync"
+    return f"### {what}, asyncio (`purezmq.asyncio` vs `zmq.asyncio`)"
+
+
 # ----------------------------------------------------------------- sections
-def targets_section(cells: list[Cell]) -> list[str]:
-    rows = []
-    for row in target_summary(cells):
-        t = row["target"]
-        worst = row["worst"]
-        worst_txt = f"{ratio(worst.ratio)} (`{worst.key}`)" if worst else "-"
-        verdict = (
-            "-"
-            if not row["measured"]
-            else (
-                "**all met**"
-                if row["met"] == row["measured"]
-                else f"{row['met']} of {row['measured']}"
-            )
-        )
-        rows.append([t.name, t.label, str(row["cells"]), verdict, worst_txt])
-    total = sum(r["measured"] for r in target_summary(cells))
-    good = sum(r["met"] for r in target_summary(cells))
+def builds_section(docs: list[dict[str, Any]], view: View) -> list[str]:
+    """What each column ran: its Python, purezmq.COMPILED, compiled modules,
+    the digest of its source - and why a build was not measured."""
+    info: dict[str, Any] = docs[-1].get("builds") or {}
+    if not info:
+        return []
+    rows, notes = [], []
+    for name in view.impls:
+        b = info.get(name)
+        if not b:
+            continue
+        probe = b.get("probe", {})
+        if name == PYZMQ:
+            what = f"pyzmq {probe.get('pyzmq', '?')}, libzmq {probe.get('libzmq', '?')}"
+            flag, mods = "-", "-"
+        else:
+            flag = str(probe.get("compiled", "-"))
+            n = len(probe.get("compiled_modules") or [])
+            mods = f"{n} extension modules" if n else "none"
+            what = f"purezmq {probe.get('purezmq', '?')}"
+            if probe.get("source_sha256"):
+                what += f", .py sources sha256 `{probe['source_sha256']}`"
+            if probe.get("editable"):
+                what += " (editable: live source)"
+        status = "measured" if not b.get("refused") else "**not measured**"
+        rows.append([f"**{label(name)}**", f"`{b.get('python', '?')}`", what, flag, mods, status])
+        if b.get("refused"):
+            notes.append(f"- **{label(name)} not measured**: {b['refused']}")
+        if b.get("changed"):
+            notes.append(f"- **{label(name)} changed during the run**: {b['changed']}")
+    for w in docs[-1].get("warnings", []):
+        notes.append(f"- {w}")
     return [
-        "## Targets",
+        "## Builds",
         "",
-        "Ratios are purezmq / pyzmq, medians of the repetitions, measured in the same run. "
-        "For throughput higher is better, for latency lower is better.",
+        "Each purezmq build is its own install in its own virtualenv; every perf process "
+        "reports `purezmq.COMPILED` and an attempt whose processes disagree with the "
+        "build's name is refused (listed as failed), so no pure-Python number is "
+        "filed under compiled.",
         "",
-        f"**{good} of {total} target cells met.**",
-        "",
-        *_table(["target", "required ratio", "cells", "met", "worst cell"], rows),
+        *_table(
+            ["column", "Python", "installed", "purezmq.COMPILED", "compiled modules", "status"],
+            rows,
+        ),
+        *(["", *notes] if notes else []),
     ]
 
 
-def thr_section(cells: list[Cell], mode: str, threshold: float) -> list[str]:
+def targets_section(cells: list[Cell], view: View, docs: list[dict[str, Any]]) -> list[str]:
+    judged = view.judged
+    others = [b for b in view.ratios if b != judged]
+    summaries = {b: target_summary(cells, b) for b in view.ratios}
+    head = ["target", "required ratio", "cells"]
+    for b in view.ratios:
+        head += [f"met ({label(b)})", f"worst cell ({label(b)})"]
+    rows = []
+    for i, t in enumerate(TARGETS):
+        row = [t.name, t.label, str(summaries[view.ratios[0]][i]["cells"] if view.ratios else 0)]
+        for b in view.ratios:
+            r = summaries[b][i]
+            worst = r["worst"]
+            worst_txt = f"{ratio(r['worst_ratio'])} (`{worst.key}`)" if worst else "-"
+            if not r["measured"]:
+                verdict = "-"
+            elif r["met"] == r["measured"]:
+                verdict = "**all met**"
+            else:
+                verdict = f"{r['met']} of {r['measured']}"
+            row += [verdict, worst_txt]
+        rows.append(row)
+    out = ["## Targets", ""]
+    if judged is None or judged not in view.ratios:
+        return [*out, "No purezmq build and pyzmq in these results: no targets to judge."]
+    s = summaries[judged]
+    total, good = sum(r["measured"] for r in s), sum(r["met"] for r in s)
+    lead = (
+        f"Targets are judged on the **{label(judged)}** build"
+        + (" (issue 11)" if judged == COMPILED else "")
+        + ": its median / pyzmq's median, measured in the same run. For throughput higher "
+        "is better, for latency lower is better."
+    )
+    if others:
+        lead += " The " + " and ".join(label(o) for o in others) + " build's standing is shown "
+        lead += "beside it for reference."
+    out += [lead, ""]
+    if not total:
+        why = (docs[-1].get("builds", {}).get(judged) or {}).get("refused")
+        out += [
+            f"**The {label(judged)} build was not measured in this run"
+            + (f"**: {why}" if why else ".**"),
+            "",
+        ]
+    else:
+        out += [f"**{good} of {total} target cells met ({label(judged)} build).**", ""]
+    return out + _table(head, rows)
+
+
+def thr_section(cells: list[Cell], mode: str, threshold: float, view: View) -> list[str]:
     mine = [c for c in cells if c.scn["group"] == "thr" and c.scn["mode"] == mode]
     if not mine:
         return []
     rows = []
     for c in mine:
         s = c.scn
-        mbs = [c.side(i).median for i in (PURE, PYZMQ)]
+        mbs = [c.side(i).median for i in view.impls]
         mb = " / ".join("-" if m is None else f"{m * s['size'] / 1e6:,.0f}" for m in mbs)
         rows.append(
             [
                 s["transport"],
                 size_label(s["size"]),
                 f"{s['count']:,}",
-                _spread(c.side(PURE), rate),
-                _spread(c.side(PYZMQ), rate),
-                ratio(c.ratio),
+                *_values(c, view, rate),
                 c.target.label if c.target else "",
                 met(c),
                 mb,
                 bg(c, threshold),
             ]
         )
-    title = "sync" if mode == "sync" else "asyncio (`purezmq.asyncio` vs `zmq.asyncio`)"
     return [
-        f"### Throughput, {title}",
+        _mode_title("Throughput", mode),
         "",
         *_table(
             [
                 "transport",
                 "size",
                 "messages",
-                "purezmq msg/s",
-                "pyzmq msg/s",
-                "ratio",
+                *view.heads("{} msg/s"),
+                *view.ratio_heads(),
                 "target",
                 "met?",
-                "MB/s purezmq / pyzmq",
+                f"MB/s {view.joined()}",
                 "bg",
             ],
             rows,
@@ -173,7 +306,7 @@ def thr_section(cells: list[Cell], mode: str, threshold: float) -> list[str]:
     ]
 
 
-def lat_section(cells: list[Cell], mode: str, threshold: float) -> list[str]:
+def lat_section(cells: list[Cell], mode: str, threshold: float, view: View) -> list[str]:
     mine = [c for c in cells if c.scn["group"] == "lat" and c.scn["mode"] == mode]
     if not mine:
         return []
@@ -181,7 +314,7 @@ def lat_section(cells: list[Cell], mode: str, threshold: float) -> list[str]:
     for c in mine:
         s = c.scn
         pct = []
-        for impl in (PURE, PYZMQ):
+        for impl in view.impls:
             side = c.side(impl)
             p50, p99 = side.med(lambda r: r["p50_us"]), side.med(lambda r: r["p99_us"])
             pct.append(f"{usec(p50)} / {usec(p99)}")
@@ -190,19 +323,15 @@ def lat_section(cells: list[Cell], mode: str, threshold: float) -> list[str]:
                 s["transport"],
                 size_label(s["size"]),
                 f"{s['count']:,}",
-                _spread(c.side(PURE), usec),
-                _spread(c.side(PYZMQ), usec),
-                ratio(c.ratio),
+                *_values(c, view, usec),
                 c.target.label if c.target else "",
                 met(c),
-                pct[0],
-                pct[1],
+                *pct,
                 bg(c, threshold),
             ]
         )
-    title = "sync" if mode == "sync" else "asyncio (`purezmq.asyncio` vs `zmq.asyncio`)"
     return [
-        f"### REQ/REP latency, {title}",
+        _mode_title("REQ/REP latency", mode),
         "",
         "One-way latency in µs = mean round trip / 2 (libzmq's `remote_lat`); "
         "p50 / p99 are of the per-round-trip halves.",
@@ -212,13 +341,11 @@ def lat_section(cells: list[Cell], mode: str, threshold: float) -> list[str]:
                 "transport",
                 "size",
                 "round trips",
-                "purezmq µs",
-                "pyzmq µs",
-                "ratio",
+                *view.heads("{} µs"),
+                *view.ratio_heads(),
                 "target",
                 "met?",
-                "purezmq p50 / p99",
-                "pyzmq p50 / p99",
+                *view.heads("{} p50 / p99"),
                 "bg",
             ],
             rows,
@@ -227,7 +354,7 @@ def lat_section(cells: list[Cell], mode: str, threshold: float) -> list[str]:
     ]
 
 
-def fanout_section(cells: list[Cell], threshold: float) -> list[str]:
+def fanout_section(cells: list[Cell], threshold: float, view: View) -> list[str]:
     mine = [c for c in cells if c.scn["group"] == "fanout"]
     if not mine:
         return []
@@ -237,7 +364,7 @@ def fanout_section(cells: list[Cell], threshold: float) -> list[str]:
     for c in mine:
         s = c.scn
         drops, pubs = [], []
-        for impl in (PURE, PYZMQ):
+        for impl in view.impls:
             side = c.side(impl)
             d = [r["dropped"] for r in side.results]
             drops.append("-" if not d else str(max(d)))
@@ -247,9 +374,7 @@ def fanout_section(cells: list[Cell], threshold: float) -> list[str]:
                 str(s["subs"]),
                 str(len(split_subs(s["subs"]))),
                 f"{s['count']:,}",
-                _spread(c.side(PURE), rate),
-                _spread(c.side(PYZMQ), rate),
-                ratio(c.ratio),
+                *_values(c, view, rate),
                 c.target.label if c.target else "",
                 met(c),
                 " / ".join(drops),
@@ -264,8 +389,8 @@ def fanout_section(cells: list[Cell], threshold: float) -> list[str]:
         f"One PUB over tcp sends N messages of {size} B; K SUB sockets (subscribed to "
         "everything) spread over ceil(K/25) subscriber processes count them. "
         "Rate = data messages delivered to all subscribers / (last subscriber done - first "
-        "send), on the machine's monotonic clock. SNDHWM and RCVHWM are 0 (unbounded) on both "
-        "implementations, so each delivers everything and the rate compares the fan-out work; "
+        "send), on the machine's monotonic clock. SNDHWM and RCVHWM are 0 (unbounded) on every "
+        "implementation, so each delivers everything and the rate compares the fan-out work; "
         "`dropped` = N x K - delivered is reported anyway (max over repetitions). "
         "The publisher's own send rate shows where the time goes.",
         "",
@@ -274,13 +399,12 @@ def fanout_section(cells: list[Cell], threshold: float) -> list[str]:
                 "subscribers",
                 "sub processes",
                 "messages",
-                "purezmq delivered/s",
-                "pyzmq delivered/s",
-                "ratio",
+                *view.heads("{} delivered/s"),
+                *view.ratio_heads(),
                 "target",
                 "met?",
-                "dropped purezmq / pyzmq",
-                "PUB send rate purezmq / pyzmq",
+                f"dropped {view.joined()}",
+                f"PUB send rate {view.joined()}",
                 "bg",
             ],
             rows,
@@ -300,7 +424,75 @@ def _plateau(result: dict[str, Any]) -> bool:
     return late - early <= max(1024, 0.05 * result["rss_base_kib"])
 
 
-def memory_section(cells: list[Cell]) -> list[str]:
+def _idle_rows(c: Cell, view: View) -> list[list[str]]:
+    rows = []
+    for impl in view.impls:
+        side = c.side(impl)
+        if not side.results:
+            rows.append([label(impl), "**failed**" if side.failures else "-"] + [""] * 6)
+            continue
+        cols = [label(impl)]
+        for role in ("router", "dealers"):
+            start = side.med(lambda r, role=role: r[role]["rss_start_kib"])
+            end = side.med(lambda r, role=role: r[role]["rss_idle_kib"])
+            growth = side.med(lambda r, role=role: r[role]["growth_kib"])
+            per = side.med(lambda r, role=role: r[role]["per_connection_kib"])
+            cols += [f"{kib(start)} → {kib(end)}", f"+{kib(growth)} ({per:.1f} KiB)"]
+        roles = ("router", "dealers")
+        cpu = [side.med(lambda r, role=role: r[role]["idle_cpu_pct"]) for role in roles]
+        cols.append(" / ".join(f"{x:.1f} %" for x in cpu if x is not None))
+        thr = [side.med(lambda r, role=role: r[role]["threads"]) for role in roles]
+        fds = [side.med(lambda r, role=role: r[role]["open_fds"]) for role in roles]
+        cols.append(" / ".join(f"{x:.0f}" for x in thr if x is not None))
+        cols.append(" / ".join(f"{x:.0f}" for x in fds if x is not None))
+        rows.append(cols)
+    return rows
+
+
+def _growth_ratios(c: Cell, view: View) -> list[str]:
+    py_r = c.side(PYZMQ).med(lambda r: r["router"]["growth_kib"])
+    py_d = c.side(PYZMQ).med(lambda r: r["dealers"]["growth_kib"])
+    out = []
+    for b in view.ratios:
+        r = c.side(b).med(lambda r: r["router"]["growth_kib"])
+        d = c.side(b).med(lambda r: r["dealers"]["growth_kib"])
+        out.append(
+            f"Growth ratio {label(b)} / pyzmq: ROUTER process "
+            f"{ratio(r / py_r if r is not None and py_r else None)}, DEALER process "
+            f"{ratio(d / py_d if d is not None and py_d else None)}."
+        )
+    return out
+
+
+def _stall_rows(c: Cell, view: View) -> tuple[list[list[str]], float]:
+    rows = []
+    hwm_kib = 0.0
+    for impl in view.impls:
+        side = c.side(impl)
+        if not side.results:
+            rows.append([label(impl), "**failed**" if side.failures else "-"] + [""] * 8)
+            continue
+        hwm_kib = side.results[0]["hwm_bytes_kib"]
+        plateaus = sum(_plateau(r) for r in side.results)
+        rows.append(
+            [
+                label(impl),
+                f"{side.med(lambda r: r['sent']):,.0f}",
+                f"{side.med(lambda r: r['delivered']):,.0f}",
+                f"{side.med(lambda r: r['dropped']):,.0f}",
+                kib(side.med(lambda r: r["rss_base_kib"])),
+                kib(side.med(lambda r: r["rss_peak_kib"])),
+                kib(side.med(lambda r: r["rss_final_kib"])),
+                "+" + kib(side.median),
+                f"{'yes' if plateaus == len(side.results) else 'NO'} "
+                f"({plateaus}/{len(side.results)})",
+                kib(side.med(lambda r: r["sub"]["rss_stalled_kib"] - r["sub"]["rss_start_kib"])),
+            ]
+        )
+    return rows, hwm_kib
+
+
+def memory_section(cells: list[Cell], view: View) -> list[str]:
     out: list[str] = []
     idle = [c for c in cells if c.scn["group"] == "mem_idle"]
     stall = [c for c in cells if c.scn["group"] == "mem_stall"]
@@ -309,37 +501,6 @@ def memory_section(cells: list[Cell]) -> list[str]:
     out += ["## Memory", ""]
     for c in idle:
         n = c.scn.get("connections", 0)
-        rows = []
-        for impl in (PURE, PYZMQ):
-            side = c.side(impl)
-            if not side.results:
-                rows.append([IMPL_LABEL[impl], "**failed**" if side.failures else "-"] + [""] * 6)
-                continue
-            cols = [IMPL_LABEL[impl]]
-            for role in ("router", "dealers"):
-                start = side.med(lambda r, role=role: r[role]["rss_start_kib"])
-                end = side.med(lambda r, role=role: r[role]["rss_idle_kib"])
-                growth = side.med(lambda r, role=role: r[role]["growth_kib"])
-                per = side.med(lambda r, role=role: r[role]["per_connection_kib"])
-                cols += [f"{kib(start)} → {kib(end)}", f"+{kib(growth)} ({per:.1f} KiB)"]
-            cpu = [
-                side.med(lambda r, role=role: r[role]["idle_cpu_pct"])
-                for role in ("router", "dealers")
-            ]
-            cols.append(" / ".join(f"{x:.1f} %" for x in cpu if x is not None))
-            thr = [
-                side.med(lambda r, role=role: r[role]["threads"]) for role in ("router", "dealers")
-            ]
-            fds = [
-                side.med(lambda r, role=role: r[role]["open_fds"]) for role in ("router", "dealers")
-            ]
-            cols.append(" / ".join(f"{x:.0f}" for x in thr if x is not None))
-            cols.append(" / ".join(f"{x:.0f}" for x in fds if x is not None))
-            rows.append(cols)
-        r_pure = c.side(PURE).med(lambda r: r["router"]["growth_kib"])
-        r_py = c.side(PYZMQ).med(lambda r: r["router"]["growth_kib"])
-        d_pure = c.side(PURE).med(lambda r: r["dealers"]["growth_kib"])
-        d_py = c.side(PYZMQ).med(lambda r: r["dealers"]["growth_kib"])
         out += [
             f"### {n:,} idle connections",
             "",
@@ -359,42 +520,15 @@ def memory_section(cells: list[Cell]) -> list[str]:
                     "threads",
                     "open fds",
                 ],
-                rows,
+                _idle_rows(c, view),
             ),
             "",
-            f"Growth ratio purezmq / pyzmq: ROUTER process "
-            f"{ratio(r_pure / r_py if r_pure is not None and r_py else None)}, DEALER process "
-            f"{ratio(d_pure / d_py if d_pure is not None and d_py else None)}.",
+            *_growth_ratios(c, view),
             *_failures([c]),
             "",
         ]
     for c in stall:
-        rows = []
-        hwm_kib = 0.0
-        for impl in (PURE, PYZMQ):
-            side = c.side(impl)
-            if not side.results:
-                rows.append([IMPL_LABEL[impl], "**failed**" if side.failures else "-"] + [""] * 8)
-                continue
-            hwm_kib = side.results[0]["hwm_bytes_kib"]
-            plateaus = sum(_plateau(r) for r in side.results)
-            rows.append(
-                [
-                    IMPL_LABEL[impl],
-                    f"{side.med(lambda r: r['sent']):,.0f}",
-                    f"{side.med(lambda r: r['delivered']):,.0f}",
-                    f"{side.med(lambda r: r['dropped']):,.0f}",
-                    kib(side.med(lambda r: r["rss_base_kib"])),
-                    kib(side.med(lambda r: r["rss_peak_kib"])),
-                    kib(side.med(lambda r: r["rss_final_kib"])),
-                    "+" + kib(side.median),
-                    f"{'yes' if plateaus == len(side.results) else 'NO'} "
-                    f"({plateaus}/{len(side.results)})",
-                    kib(
-                        side.med(lambda r: r["sub"]["rss_stalled_kib"] - r["sub"]["rss_start_kib"])
-                    ),
-                ]
-            )
+        rows, hwm_kib = _stall_rows(c, view)
         size = c.scn["size"]
         out += [
             "### PUB whose subscriber stopped reading",
@@ -477,7 +611,8 @@ def _run_column(doc: dict[str, Any], threshold: float) -> list[tuple[str, str]]:
     return [
         (
             "purezmq",
-            f"{m['purezmq']}, git `{m['purezmq_git']}` ({m['purezmq_git_subject']})" + _worktree(m),
+            f"{m['purezmq']}, git `{m['purezmq_git']}` ({m['purezmq_git_subject']})"
+            + _worktree(doc),
         ),
         ("started / finished (UTC)", f"{doc['started']} / {doc.get('finished', '(unfinished)')}"),
         ("duration", f"{doc.get('duration_s', 0) / 60:.1f} min"),
@@ -502,11 +637,17 @@ def _patience(doc: dict[str, Any]) -> str:
     return f"{left:.1f} of {total:g} min"
 
 
-def _worktree(m: dict[str, Any]) -> str:
+def _worktree(doc: dict[str, Any]) -> str:
     """The working tree measured: git revision plus uncommitted edits."""
+    m = doc["machine"]
+    source = str(doc.get("source", ""))
+    if source.startswith("git "):
+        return f"; the builds were installed from {source}, not the working tree"
     text = ""
     if m.get("purezmq_modified_files"):
         text += f"; {m['purezmq_modified_files']} tracked files modified"
+    if doc.get("builds"):
+        return text + "; each build installed from a copy of the working tree (see Builds)"
     sha = m.get("source_sha256")
     if sha == "live":
         text += "; measured live from src/ (no snapshot)"
@@ -524,19 +665,33 @@ def _dist(xs: list[float], pct: bool = True) -> str:
 
 METHOD = """## Method
 
-- **One command**: `bash scripts/bench.sh` (installs the `bench` extra into
-  `./.venv` and runs `python benchmarks/run.py`); `--quick` for a smoke run
-  (1 repetition, counts / 10), `--only tcp,64` for a subset;
-  `python benchmarks/render.py [results.json ...]` re-renders this page from
-  saved results (later files replace the scenarios they contain).
+- **One command**: `bash scripts/bench.sh` installs each purezmq build into
+  its own virtualenv from one copy of the working tree (`--source REV`: from
+  a commit instead) - `./.venv-bench` with `pip install '.[test,bench]'`
+  (compiled by mypyc where a C compiler works) and `./.venv-bench-pure` with
+  `PUREZMQ_PURE=1` - reinstalling only when that source changed, then runs
+  `python benchmarks/run.py`; `--quick` for a smoke run (1 repetition,
+  counts / 10), `--only tcp,64` for a subset, `--impls pure,zmq` to leave a
+  build out; `python benchmarks/render.py [results.json ...]` re-renders
+  this page from saved results (later files replace the scenarios they
+  contain; files from before the compiled build render with their two
+  columns).
+- **Builds**: the runner asks each venv's Python what it has before the run
+  (`purezmq.COMPILED`, the compiled extension modules, a digest of the
+  installed `.py` sources) and again at the end. A "compiled" venv whose
+  `purezmq.COMPILED` is False (the compile failed or found no C compiler:
+  the build then installs pure Python without an error) is not measured,
+  and the page says so in Targets and Builds; every perf process reports the
+  flag too, and an attempt that disagrees with its column is recorded as
+  failed. `--strict-builds` stops instead. pyzmq runs from `./.venv-bench`.
 - **Processes**: every scenario runs as separate processes started by the
-  runner with `python -m purezmq.perf <tool> ... --impl purezmq|zmq --json`:
-  the binding side first, which writes its endpoint to a ready file; then
-  the connecting side(s). inproc runs in one process (two threads, or two
-  tasks on one loop for asyncio), as libzmq's inproc tools do. Processes are
-  not pinned to CPUs; each attempt has a timeout and is killed as a process
-  group when it expires. The same tool code measures both implementations:
-  only the imported module differs.
+  runner with `<venv>/bin/python -m purezmq.perf <tool> ... --impl
+  purezmq|zmq --json`: the binding side first, which writes its endpoint to
+  a ready file; then the connecting side(s). inproc runs in one process (two
+  threads, or two tasks on one loop for asyncio), as libzmq's inproc tools
+  do. Processes are not pinned to CPUs; each attempt has a timeout and is
+  killed as a process group when it expires. The same tool code measures
+  every implementation: only the imported module (and the venv) differs.
 - **Throughput** (`local_thr`/`remote_thr`, libzmq's method): PULL binds,
   PUSH connects and sends N messages of one reused `bytes` object; the
   receiver times from the first message to the last, rate = (N-1)/elapsed.
@@ -551,9 +706,9 @@ METHOD = """## Method
   its section; RSS is VmRSS from /proc/self/status.
 - **Repetitions and medians**: N repetitions (default 3), interleaved - the
   repetition loop is outermost, so a slow spell of the machine hits every
-  scenario rather than all repetitions of one; the order of the two
-  implementations alternates between repetitions. Tables give the median,
-  and min-max under it.
+  scenario rather than all repetitions of one; the order of the
+  implementations rotates between repetitions, so each goes first once in
+  three. Tables give the median, and min-max under it.
 - **Background-load control** (as in the baseline note): before each
   attempt the runner waits (up to 20 s) until the machine is less than 15 %
   busy; it measures the background load during the attempt as (machine busy
@@ -561,8 +716,37 @@ METHOD = """## Method
   attempt above 10 % up to twice, keeping the least disturbed. Failed
   attempts are reported, not retried. The `bg` column is the highest
   background load among a cell's kept attempts (⚠ above the threshold).
-- **Targets** apply to the cells named in the Targets table; the other cells
-  are measured and reported without a target.
+- **Targets** apply to the cells named in the Targets table and are judged
+  on the compiled build (issue 11); the pure build's standing is shown
+  beside it. The other cells are measured and reported without a target.
+- **Instructions per message** (`bash scripts/bench.sh profile tcp,64`, or
+  `python benchmarks/profile_cell.py tcp,64` once the venvs exist;
+  `lat,tcp,1` for a REQ/REP cell, `--help` for the rest): a missed cell's
+  profile without the machine's timing noise. For each implementation the
+  cell runs twice under `valgrind --tool=callgrind --fair-sched=yes` - 20,000
+  messages (2,000 round trips) and a tenth of that - and instructions per
+  message = (Ir of the long run - Ir of the short run) / the difference in
+  messages, so start-up, imports and the handshake cancel. By default each
+  side is profiled on its own against a pyzmq peer running at native speed
+  (the profiled side is the bottleneck, as in a real run); `--peer same`
+  puts both sides of one implementation under callgrind. It prints the
+  instructions per message of each side and in total (and / pyzmq), the
+  system calls per 1,000 messages (how many messages a `send` or `recv`
+  carried; `futex wait`: a thread slept on a lock or condition) and the
+  functions with the most self instructions per message (mypyc's compiled
+  functions appear by name, `CPyDef_...`; the pure build's Python code is
+  all `_PyEval_EvalFrameDefault`: use `py-spy` for its Python-level view).
+  Counts are user-space only (the kernel's share of a system call is not
+  in them) and are not free of timing either: how a process's threads
+  interleave decides how many messages a system call carries, so a side
+  whose batching depends on timing can land in either of two modes (the
+  pure build's tcp 64 B sender: about 10k instructions per message when its
+  I/O thread batches, about 40k when the application thread writes one or
+  two messages per `send`); the system-call column says which happened.
+  `--repeat 3` gives the median and spread; compare builds and commits on
+  the same repeat count. A run of all three implementations with the
+  defaults takes a few minutes (`--keep DIR` keeps the callgrind files for
+  `callgrind_annotate` or KCachegrind).
 
 Caveats worth keeping in mind:
 
@@ -637,6 +821,9 @@ def render(
     doc = docs[-1]
     threshold = float(doc["config"].get("rerun_above", 0.10))
     design, others = preserved(existing, sections_dir)
+    view = View.of(docs)
+    described = [DESCRIBE.get(i, f"**{label(i)}**") for i in view.impls]
+    names = ", ".join(described[:-1]) + " and " + described[-1] if len(described) > 1 else ""
     out = [
         "# Benchmarks: purezmq vs pyzmq (libzmq)",
         "",
@@ -644,7 +831,8 @@ def render(
         "'Design log' section here or add files to benchmarks/sections/: both survive "
         "re-rendering; everything else is regenerated. -->",
         "",
-        "Both implementations measured in one run on one machine, same scenarios, same "
+        (names or "Every implementation")
+        + " measured in one run on one machine, same scenarios, same "
         "tools (`python -m purezmq.perf`), separate processes, medians of "
         f"{doc['config']['reps']} interleaved repetitions. Reproduce with "
         "`bash scripts/bench.sh` (see [Method](#method)). Numbers are what was measured: "
@@ -657,21 +845,22 @@ def render(
             "to quote.",
             "",
         ]
-    out += [*targets_section(cells), ""]
+    out += [*targets_section(cells, view, docs), ""]
+    out += [*builds_section(docs, view), ""]
     out += ["## Throughput: PUSH/PULL", ""]
     for mode in ("sync", "async"):
-        out += [*thr_section(cells, mode, threshold), ""]
+        out += [*thr_section(cells, mode, threshold, view), ""]
     if "throughput" in charts:
         out += [f"![throughput by size](img/{charts['throughput']})", ""]
     out += ["## Latency: REQ/REP", ""]
     for mode in ("sync", "async"):
-        out += [*lat_section(cells, mode, threshold), ""]
+        out += [*lat_section(cells, mode, threshold, view), ""]
     if "latency" in charts:
         out += [f"![latency by size](img/{charts['latency']})", ""]
-    out += [*fanout_section(cells, threshold), ""]
+    out += [*fanout_section(cells, threshold, view), ""]
     if "fanout" in charts:
         out += [f"![fan-out](img/{charts['fanout']})", ""]
-    out += memory_section(cells)
+    out += memory_section(cells, view)
     if "stall" in charts:
         out += [f"![PUB RSS with a stalled subscriber](img/{charts['stall']})", ""]
     out += [*machine_section(docs, sources, cells, threshold), ""]

@@ -3,8 +3,10 @@
 Per (scenario, implementation, repetition) the least disturbed successful
 attempt is kept (lowest background load); a repetition with no success
 counts as a failure and is listed. Medians are over the kept repetitions.
-Ratios are always purezmq / pyzmq, for throughput (higher is better) and
-latency (lower is better) alike.
+Ratios are always a purezmq build / pyzmq, for throughput (higher is
+better) and latency (lower is better) alike. The targets are judged on one
+build (``judged``): the compiled one when the results asked for it, else
+the only purezmq build they have (older results: ``purezmq``).
 
 Several results files can be merged: a scenario present in a later file
 replaces that scenario from the earlier ones, so a subset re-run updates
@@ -17,7 +19,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
-PURE, PYZMQ = "purezmq", "zmq"
+from .builds import COMPILED, LEGACY, ORDER, PURE, PYZMQ
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,8 @@ class Cell:
     scn: dict[str, Any]
     sides: dict[str, Side]
     target: Target | None
+    #: The build its target is judged on (None: no purezmq build in the results).
+    judged: str | None = COMPILED
 
     @property
     def key(self) -> str:
@@ -106,12 +110,17 @@ class Cell:
     def side(self, impl: str) -> Side:
         return self.sides.get(impl) or Side()
 
-    @property
-    def ratio(self) -> float | None:
-        a, b = self.side(PURE).median, self.side(PYZMQ).median
+    def ratio_of(self, impl: str) -> float | None:
+        """Median of `impl` / median of pyzmq (None when either is missing)."""
+        a, b = self.side(impl).median, self.side(PYZMQ).median
         if a is None or b is None or b == 0:
             return None
         return a / b
+
+    @property
+    def ratio(self) -> float | None:
+        """The judged build's ratio, the one its target applies to."""
+        return self.ratio_of(self.judged) if self.judged else None
 
     @property
     def met(self) -> bool | None:
@@ -137,7 +146,28 @@ def merge(docs: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[s
     return [scenarios[k] for k in keys], [a for k in keys for a in attempts[k]]
 
 
+def implementations(docs: list[dict[str, Any]]) -> list[str]:
+    """The page's columns, in order: every implementation a run asked for
+    (a build refused at the start keeps its column, empty, so its absence
+    shows) and every one that has attempts."""
+    names: set[str] = set()
+    for doc in docs:
+        names.update(doc.get("config", {}).get("impls", []))
+        names.update(a["impl"] for a in doc.get("attempts", []))
+    return [n for n in ORDER if n in names] + sorted(names - set(ORDER))
+
+
+def judged_build(impls: list[str]) -> str | None:
+    """The build the targets are judged on: compiled if the results asked
+    for it (measured or not), else the only purezmq build there is."""
+    for name in (COMPILED, PURE, LEGACY):
+        if name in impls:
+            return name
+    return next((n for n in impls if n != PYZMQ), None)
+
+
 def cells(docs: list[dict[str, Any]]) -> list[Cell]:
+    judged = judged_build(implementations(docs))
     scenarios, attempts = merge(docs)
     out = []
     for scn in scenarios:
@@ -157,20 +187,26 @@ def cells(docs: list[dict[str, Any]]) -> list[Cell]:
             side.values.append(metric(scn["group"], kept["result"]))
             side.results.append(kept["result"])
             side.background.append(kept["background"])
-        out.append(Cell(scn, sides, target_for(scn)))
+        out.append(Cell(scn, sides, target_for(scn), judged))
     return out
 
 
-def target_summary(all_cells: list[Cell]) -> list[dict[str, Any]]:
+def target_summary(all_cells: list[Cell], impl: str | None = None) -> list[dict[str, Any]]:
+    """Per target: cells, how many measured and met, and the worst cell, for
+    `impl` (default: the judged build)."""
+
+    def r(c: Cell) -> float | None:
+        return c.ratio_of(impl) if impl else c.ratio
+
     rows = []
     for t in TARGETS:
         mine = [c for c in all_cells if c.target is t]
-        measured = [c for c in mine if c.ratio is not None]
-        met = [c for c in measured if c.met]
+        measured = [c for c in mine if r(c) is not None]
+        met = [c for c in measured if t.met(r(c))]
         worst = None
         if measured:
             pick = min if t.op == ">=" else max
-            worst = pick(measured, key=lambda c: c.ratio or 0.0)
+            worst = pick(measured, key=lambda c: r(c) or 0.0)
         rows.append(
             {
                 "target": t,
@@ -178,6 +214,7 @@ def target_summary(all_cells: list[Cell]) -> list[dict[str, Any]]:
                 "measured": len(measured),
                 "met": len(met),
                 "worst": worst,
+                "worst_ratio": r(worst) if worst else None,
             }
         )
     return rows
