@@ -739,14 +739,17 @@ METHOD = """## Method
   Counts are user-space only (the kernel's share of a system call is not
   in them) and are not free of timing either: how a process's threads
   interleave decides how many messages a system call carries, so a side
-  whose batching depends on timing can land in either of two modes (the
-  pure build's tcp 64 B sender: about 10k instructions per message when its
-  I/O thread batches, about 40k when the application thread writes one or
-  two messages per `send`); the system-call column says which happened.
-  `--repeat 3` gives the median and spread; compare builds and commits on
-  the same repeat count. A run of all three implementations with the
-  defaults takes a few minutes (`--keep DIR` keeps the callgrind files for
-  `callgrind_annotate` or KCachegrind).
+  whose batching depends on timing varies from run to run. With valgrind's
+  default scheduling the pure build's tcp 64 B sender took about 10k
+  instructions per message in some runs (2 `send` per 1,000 messages) and
+  about 40k in others (660 `send` per 1,000: the application thread
+  writing one or two messages at a time); with `--fair-sched=yes` (the
+  default here) four runs gave 9.5k-13.8k. The system-call column says
+  which mode a run was in; `--repeat 3` gives the median and spread, and
+  builds or commits are compared on the same repeat count. A run of all
+  three implementations with the defaults takes about four minutes here
+  (`--keep DIR` keeps the callgrind files for `callgrind_annotate` or
+  KCachegrind).
 
 Caveats worth keeping in mind:
 
