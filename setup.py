@@ -66,6 +66,20 @@ COMPILED_MODULES = [
     "_routing/patterns/sub.py",
     "_routing/patterns/xpub.py",
     "_routing/patterns/xsub.py",
+    # _core: the socket's send/receive path, its mailbox and its sessions.
+    "_core/commands.py",
+    "_core/connections.py",
+    "_core/intake.py",
+    "_core/outflow.py",
+    "_core/receiving.py",
+    "_core/session.py",
+    "_core/sessions.py",
+    "_core/socket_core.py",
+    # _io: the stream engine and a socket's waits.
+    "_io/engine.py",
+    "_io/waiter.py",
+    # The facade's per-message entry points (Socket.send/recv of one frame).
+    "sugar/_socketbase.py",
 ]
 
 HERE = Path(__file__).resolve().parent
