@@ -63,6 +63,8 @@ class SocketCore(Receiver):
         if pattern_cls is None:
             raise ZMQError(errno.EINVAL, f"Socket type {name} is not supported by purezmq yet")
         super().__init__(pattern_cls())
+        #: The load balancer that is the pattern's whole `send` (PUSH, DEALER).
+        self._lb = self.pattern.direct_lb
         self.ctx = ctx
         self.type = socket_type
         self.type_name = name
@@ -213,9 +215,10 @@ class SocketCore(Receiver):
         if self._mailbox:
             self.process_commands()
         more = (flags & 2) != 0
+        lb = self._lb
         pattern = self.pattern
         try:
-            if pattern.send(frame, more):
+            if lb.send(frame, more) if lb is not None else pattern.send(frame, more):
                 return
             if flags & 1:
                 raise_errno(errno.EAGAIN)

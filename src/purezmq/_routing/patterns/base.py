@@ -17,6 +17,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from purezmq._routing.errors import InvalidError, NotSupportedError
+from purezmq._routing.fq import FairQueue
+from purezmq._routing.lb import LoadBalancer
 from purezmq._routing.pipe import Frame, Msg, Pipe
 
 
@@ -32,6 +34,13 @@ class Pattern:
     #: True for SUB/XSUB: messages from the application that are subscriptions
     #: are turned into SUBSCRIBE/CANCEL commands for ZMTP 3.1 peers.
     sends_subscriptions: ClassVar[bool] = False
+
+    #: The strategy whose `send` *is* this pattern's `send`, when the pattern
+    #: adds nothing to it (PUSH, DEALER): the socket layer then calls it
+    #: directly, one call per frame instead of two. None: call `send`.
+    direct_lb: LoadBalancer | None = None
+    #: Likewise for `recv` (PULL, DEALER).
+    direct_fq: FairQueue | None = None
 
     # ----------------------------------------------------------- pipe events
     def attach_pipe(self, pipe: Pipe, locally_initiated: bool) -> None:

@@ -37,6 +37,8 @@ class Dealer(Pattern):
         self._lb = LoadBalancer()
         self._fq = FairQueue()
         self._probe_router = False
+        self.direct_lb = self._lb
+        self.direct_fq = self._fq
 
     def attach_pipe(self, pipe: Pipe, locally_initiated: bool) -> None:
         if self._probe_router:

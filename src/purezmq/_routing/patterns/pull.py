@@ -19,6 +19,7 @@ class Pull(Pattern):
 
     def __init__(self) -> None:
         self._fq = FairQueue()
+        self.direct_fq = self._fq
 
     def attach_pipe(self, pipe: Pipe, locally_initiated: bool) -> None:
         self._fq.attach(pipe)

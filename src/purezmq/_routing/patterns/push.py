@@ -21,6 +21,7 @@ class Push(Pattern):
 
     def __init__(self) -> None:
         self._lb = LoadBalancer()
+        self.direct_lb = self._lb
 
     def attach_pipe(self, pipe: Pipe, locally_initiated: bool) -> None:
         self._lb.attach(pipe)
