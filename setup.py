@@ -77,6 +77,7 @@ COMPILED_MODULES = [
     "_core/socket_core.py",
     # _io: the stream engine and a socket's waits.
     "_io/engine.py",
+    "_io/threaded/iothread.py",
     "_io/waiter.py",
     # The facade's per-message entry points (Socket.send/recv of one frame).
     "sugar/_socketbase.py",

@@ -16,7 +16,7 @@ Two rules keep that safe when the reader is away:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from purezmq._zmtp import ProtocolError
 
@@ -26,11 +26,11 @@ if TYPE_CHECKING:
     from .connections import Connection
 
 #: How long bytes may wait unparsed before the driver parses them itself.
-READAHEAD_DELAY = 0.005
+READAHEAD_DELAY: Final = 0.005
 #: Unparsed bytes a connection may hold before reading pauses.
-READAHEAD_LIMIT = 256 * 1024
+READAHEAD_LIMIT: Final = 256 * 1024
 #: Messages parsed per refill when the pipe has no HWM.
-IN_BATCH = 1024
+IN_BATCH: Final = 1024
 
 
 def buffer_has_room(conn: Connection) -> bool:

@@ -10,7 +10,7 @@ what a connection that breaks mid-write can lose.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from purezmq._routing.pipe import DELIMITER
 
@@ -20,20 +20,19 @@ if TYPE_CHECKING:
     from .connections import Connection
 
 #: Messages, and bytes (first frames), taken from the pipe per encode batch.
-OUT_BATCH = 1024
-OUT_BATCH_BYTES = 256 * 1024
+OUT_BATCH: Final = 1024
+OUT_BATCH_BYTES: Final = 256 * 1024
 #: Queued messages at which the sending thread writes them itself (Pipe.drain).
-DRAIN_AT = 128
+DRAIN_AT: Final = 128
 
 
 def encode_batch(pipe: Pipe, conn: Connection) -> None:
     """Move up to one batch of queued messages from `pipe` into `conn`'s output.
     Call with the session lock held."""
     msgs: list[Msg] = []
-    read_many = pipe.read_many
     budget = OUT_BATCH_BYTES
     while len(msgs) < OUT_BATCH and budget > 0:
-        got, size = read_many(OUT_BATCH - len(msgs), budget)
+        got, size = pipe.read_many(OUT_BATCH - len(msgs), budget)
         if not got:
             break
         msgs += got

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from .options import SocketOptions
     from .session import Session
     from .session_config import SessionConfig
+    from .sessions import DirectWrites
 
 
 class EngineHandle(Protocol):
@@ -241,18 +242,3 @@ class InprocPeer(PipeOwner, Protocol):
 
     def post_identified(self, pipe: Pipe) -> None:
         """The peer of `pipe` is known (identity and metadata are set). Any thread."""
-
-
-class DirectWrites:
-    """When the socket's own thread last wrote to one of its connections
-    directly (monotonic seconds).
-
-    Engines read it to tell sparse sends, which go out at once from the
-    sending thread, from a burst - including a PUB fanning one message out
-    to many connections - which the I/O thread batches. One per socket,
-    shared by its sessions' engines."""
-
-    __slots__ = ("at",)
-
-    def __init__(self) -> None:
-        self.at = 0.0

@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from purezmq import constants as C
 from purezmq._routing.pipe import Pipe, pipepair
@@ -45,10 +45,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("purezmq")
 
-_EVENT_CONNECTED = int(C.EVENT_CONNECTED)
-_EVENT_ACCEPTED = int(C.EVENT_ACCEPTED)
-_EVENT_DISCONNECTED = int(C.EVENT_DISCONNECTED)
-_EVENT_HANDSHAKE_SUCCEEDED = int(C.EVENT_HANDSHAKE_SUCCEEDED)
+_EVENT_CONNECTED: Final = int(C.EVENT_CONNECTED)
+_EVENT_ACCEPTED: Final = int(C.EVENT_ACCEPTED)
+_EVENT_DISCONNECTED: Final = int(C.EVENT_DISCONNECTED)
+_EVENT_HANDSHAKE_SUCCEEDED: Final = int(C.EVENT_HANDSHAKE_SUCCEEDED)
 
 
 class Session:

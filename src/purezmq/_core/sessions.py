@@ -17,7 +17,7 @@ the I/O thread, which would then wake the receiver.
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
     from .protocols import EngineHandle
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 #: The direct read path serves sockets with at most this many connections:
 #: parking costs two epoll_ctl calls per connection per wait.
-DIRECT_READ_MAX = 4
+DIRECT_READ_MAX: Final = 4
 
 
 class SessionSet:
@@ -95,3 +95,18 @@ class SessionSet:
         """Read parked connections now (their data wakes nobody else)."""
         for engine in self.engines():
             engine.read_if_parked()
+
+
+class DirectWrites:
+    """When the socket's own thread last wrote to one of its connections
+    directly (monotonic seconds).
+
+    Engines read it to tell sparse sends, which go out at once from the
+    sending thread, from a burst - including a PUB fanning one message out
+    to many connections - which the I/O thread batches. One per socket,
+    shared by its sessions' engines."""
+
+    __slots__ = ("at",)
+
+    def __init__(self) -> None:
+        self.at = 0.0

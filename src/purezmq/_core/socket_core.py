@@ -20,7 +20,7 @@ from __future__ import annotations
 import errno
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from purezmq import constants as C
 from purezmq._routing.errors import RoutingError
@@ -33,9 +33,8 @@ from .commands import Attach, Command, Hiccup, Identified, PeerClosed, ReadActiv
 from .endpoints import Endpoints, parse
 from .monitor import Monitor
 from .options import OptionValue, SocketOptions
-from .protocols import DirectWrites
 from .receiving import Receiver, routing_error
-from .sessions import SessionSet
+from .sessions import DirectWrites, SessionSet
 
 if TYPE_CHECKING:
     from .context_core import ContextCore
@@ -43,8 +42,8 @@ if TYPE_CHECKING:
     from .session import Session
 
 # Plain ints for the hot path (IntFlag arithmetic goes through enum code).
-_POLLIN = int(C.POLLIN)
-_POLLOUT = int(C.POLLOUT)
+_POLLIN: Final = int(C.POLLIN)
+_POLLOUT: Final = int(C.POLLOUT)
 
 
 def _not_a_socket(detail: str = "the socket is closed") -> ZMQError:

@@ -24,7 +24,7 @@ import socket
 import threading
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from purezmq._core.clock import monotonic
 from purezmq._zmtp import ProtocolError
@@ -38,16 +38,16 @@ if TYPE_CHECKING:
 log = logging.getLogger("purezmq")
 
 #: Writes closer together than this are left to the I/O thread, which batches.
-SPARSE_GAP = 20e-6
+SPARSE_GAP: Final = 20e-6
 #: How long a parked connection stays with the socket's thread after its
 #: last wait (see StreamEngine.park). The sweep that checks it wakes the
 #: reactor once per PARK_GRACE while parked, so it must be long next to a
 #: message's latency (a short one had the reactor fight the receiving thread
 #: for the GIL); while the application is away from its socket for longer,
 #: the reactor reads ahead as usual.
-PARK_GRACE = 0.05
+PARK_GRACE: Final = 0.05
 #: At most this many buffers per sendmsg (Linux IOV_MAX is 1024).
-IOV_MAX = 512
+IOV_MAX: Final = 512
 
 
 def _nbytes(chunk: Buffer) -> int:
@@ -75,6 +75,9 @@ class StreamEngine:
         self._write_lock = threading.Lock()
         self._interest_lock = threading.Lock()
         self._flush_scheduled = False
+        #: The interest last asked of the reactor (-1: none yet): asking again
+        #: for the same costs a call into the reactor after every write.
+        self._mask = -1
         self._last_write = 0.0
         self._timer: Timer | None = None
         self._closed = False
@@ -92,6 +95,7 @@ class StreamEngine:
     # ------------------------------------------------------------ I/O thread
     def start(self) -> None:
         self.session.start_connection(self, self.peer_address, self.fd)
+        self._mask = READ
         self.io.register(self.fd, self, READ)
         self._io_flush()
 
@@ -282,6 +286,8 @@ class StreamEngine:
         current reactor's thread."""
         if self._closed or new is self.io:
             return
+        with self._interest_lock:
+            self._mask = -1
         self.io.unregister(self.fd)
         if self._timer is not None:
             self._timer.cancel()
@@ -297,10 +303,12 @@ class StreamEngine:
     def _adopt(self) -> None:
         if self._closed:
             return
-        mask = 0 if self.session.input_paused else READ
-        if self._out:
-            mask |= WRITE
-        self.io.register(self.fd, self, mask)
+        with self._interest_lock:
+            mask = 0 if self.session.input_paused else READ
+            if self._out:
+                mask |= WRITE
+            self._mask = mask
+            self.io.register(self.fd, self, mask)
         self.schedule(self.session.next_deadline())
         self._io_flush()
 
@@ -360,6 +368,9 @@ class StreamEngine:
             mask = 0 if self.session.input_paused or self._parked else READ
             if self._out:
                 mask |= WRITE
+            if mask == self._mask:
+                return
+            self._mask = mask
             self.io.set_interest(self.fd, mask)
 
     def _protocol_error(self, err: ProtocolError) -> None:

@@ -19,15 +19,15 @@ system call).
 from __future__ import annotations
 
 import select
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from .signaler import Signaler
 
 if TYPE_CHECKING:
     from purezmq._core.protocols import EngineHandle
 
-_HAVE_POLL = hasattr(select, "poll")
-_POLLIN = select.POLLIN if _HAVE_POLL else 1
+_HAVE_POLL: Final = hasattr(select, "poll")
+_POLLIN: Final = select.POLLIN if _HAVE_POLL else 1
 
 
 def _ms(timeout: float | None) -> int:

@@ -58,7 +58,7 @@ Item: TypeAlias = Msg | _End
 
 
 #: "No limit" for the fast-path length check (beyond any real queue length).
-_NO_LIMIT = 1 << 62
+_NO_LIMIT: Final = 1 << 62
 
 
 class PipeOwner(Protocol):
@@ -369,8 +369,7 @@ class Pipe:
         if n <= 1 or self.conflate or self.refill is not None:
             msg = self.read()
             return ([], 0) if msg is None else ([msg], len(msg[0]))
-        popleft = q.popleft
-        items = [popleft() for _ in range(min(n, limit))]
+        items = [q.popleft() for _ in range(min(n, limit))]
         if DELIMITER in items:  # identity first: messages are never equal to it
             at = items.index(DELIMITER)
             for item in reversed(items[at:]):

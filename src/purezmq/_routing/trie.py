@@ -52,12 +52,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Set
 from enum import IntEnum
+from typing import Final
 
 from .pipe import Frame, Pipe
 
 #: ns per ``startswith`` candidate versus ns per distinct length (slice+lookup).
-_STARTSWITH_WEIGHT = 6
-_LENGTH_WEIGHT = 70
+_STARTSWITH_WEIGHT: Final = 6
+_LENGTH_WEIGHT: Final = 70
 
 _EMPTY: frozenset[Pipe] = frozenset()
 

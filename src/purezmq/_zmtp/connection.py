@@ -29,6 +29,7 @@ Not thread-safe: the session serialises calls (see docs/design.md).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Final
 
 from . import commands
 from .decoder import FrameDecoder
@@ -47,8 +48,8 @@ from .mechanisms.base import Mechanism, MechanismStatus
 from .metadata import PROPERTY_IDENTITY, PROPERTY_SOCKET_TYPE, Metadata
 from .socktypes import PUBLISHERS, SUBSCRIBERS, is_known
 
-_SUBSCRIBE_MSG = 0x01
-_CANCEL_MSG = 0x00
+_SUBSCRIBE_MSG: Final = 0x01
+_CANCEL_MSG: Final = 0x00
 
 
 def _first_byte(frame: Buffer) -> int:

@@ -37,8 +37,8 @@ BIG_FRAME: Final = 8192
 SHORT_MAX: Final = 255
 
 _U64: Final = struct.Struct(">Q")
-pack_u64 = _U64.pack
-unpack_u64_from = _U64.unpack_from
+pack_u64: Final = _U64.pack
+unpack_u64_from: Final = _U64.unpack_from
 
 # Precomputed headers for short frames: index = body size.
 SHORT_LAST: Final = tuple(bytes((0x00, n)) for n in range(256))
@@ -75,8 +75,8 @@ def command_frame(body: bytes) -> bytes:
 
 def byte_length(frame: object) -> int:
     """Length in bytes of any buffer (``len`` counts items for memoryviews)."""
-    if isinstance(frame, bytes | bytearray):
-        return len(frame)
+    if isinstance(frame, (bytes, bytearray)):  # a tuple, not `bytes | bytearray`:
+        return len(frame)  # compiled, the union would be built on every call
     return memoryview(frame).nbytes  # type: ignore[arg-type]
 
 
@@ -131,7 +131,12 @@ class FrameEncoder:
         size = byte_length(frame)
         pieces = self._pieces
         if size <= SHORT_MAX:
-            pieces.append(bytes((flags, size)))
+            if flags == FLAG_MORE:  # the frames of a multipart message but its last
+                pieces.append(SHORT_MORE[size])
+            elif flags == 0:
+                pieces.append(SHORT_LAST[size])
+            else:
+                pieces.append(bytes((flags, size)))
         else:
             pieces.append(bytes((flags | FLAG_LONG,)) + pack_u64(size))
         if size < BIG_FRAME:
@@ -153,7 +158,6 @@ class FrameEncoder:
         and bytearray and ``nbytes`` for anything else.
         """
         pieces = self._pieces
-        append = pieces.append
         short_last = SHORT_LAST
         long_last = _LONG_LAST
         for msg in msgs:
@@ -163,15 +167,15 @@ class FrameEncoder:
                 kind = type(frame)
                 size = len(frame) if kind is bytes or kind is bytearray else byte_length(frame)
                 if size <= SHORT_MAX:
-                    append(short_last[size])
-                    append(frame)
+                    pieces.append(short_last[size])
+                    pieces.append(frame)
                     continue
                 if size < BIG_FRAME:
                     header = long_last.get(size)
-                    append(header if header is not None else long_last_header(size))
-                    append(frame)
+                    pieces.append(header if header is not None else long_last_header(size))
+                    pieces.append(frame)
                 else:
-                    append(b"\x02" + pack_u64(size))
+                    pieces.append(b"\x02" + pack_u64(size))
                     self._add_big(frame)
                 continue
             for index, frame in enumerate(msg):

@@ -20,12 +20,15 @@ import select
 import threading
 from collections import deque
 from collections.abc import Callable
+from typing import Final
 
 from purezmq._core.clock import monotonic
 from purezmq._io.reactor import READ, WRITE, IOHandler
 from purezmq._io.signaler import Signaler
 
 log = logging.getLogger("purezmq")
+
+_get_ident: Final = threading.get_ident
 
 
 class TimerHandle:
@@ -140,12 +143,15 @@ class IOThread:
         self._poller.register(self._wake.fileno(), READ)
         self._stopping = False
         self._stopped = threading.Event()
-        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
-        self._thread.start()
+        self._worker = threading.Thread(target=self._run, name=name, daemon=True)
+        self._worker.start()
+        #: The loop thread's id (known once start() returns): engines ask
+        #: `in_thread` on every write, so it is one call and one comparison.
+        self._ident = self._worker.ident
 
     # ------------------------------------------------------------ any thread
     def in_thread(self) -> bool:
-        return threading.get_ident() == self._thread.ident
+        return _get_ident() == self._ident
 
     def call_soon(self, fn: Callable[[], None]) -> None:
         """Run `fn` on the I/O thread at its next turn.
@@ -169,7 +175,7 @@ class IOThread:
 
     @property
     def alive(self) -> bool:
-        return self._thread.is_alive()
+        return self._worker.is_alive()
 
     def set_interest(self, fd: int, mask: int) -> None:
         """Change what `fd` is polled for. From the I/O thread, or from another

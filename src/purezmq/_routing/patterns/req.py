@@ -109,8 +109,8 @@ class Req(Pattern):
         REQ_RELAXED alone, a late reply from the same peer can pass for the
         new one - libzmq has the same window, which is what REQ_CORRELATE is
         for."""
-        recv = self._fq.recv
-        while recv(False) is not None:
+        fq = self._fq
+        while fq.recv(False) is not None:
             pass
 
     def send(self, frame: Frame, more: bool) -> bool:

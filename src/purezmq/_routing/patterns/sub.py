@@ -64,11 +64,11 @@ class Sub(XSub):
 
     def _next_matching(self) -> Msg | None:
         fq = self._fq
-        check = self._subs.check
+        subs = self._subs
         invert = self._invert
         while True:
             msg = fq.recv()
-            if msg is None or check(msg[0]) is not invert:
+            if msg is None or subs.check(msg[0]) is not invert:
                 return msg
 
     def recv(self) -> Msg | None:
@@ -86,12 +86,11 @@ class Sub(XSub):
             if msg is not None:
                 self._last_in = fq.last_pipe
             return msg
-        check = subs.check
         while True:
             msg = fq.recv()
             if msg is None:
                 return None
-            if check(msg[0]) is not invert:
+            if subs.check(msg[0]) is not invert:
                 self._last_in = fq.last_pipe
                 return msg
 

@@ -113,11 +113,10 @@ class XPub(Pattern):
         """Apply (and queue) the subscriptions waiting in `pipe`."""
         if pipe not in self._dist:
             return
-        read = pipe.read
-        msg = read()
+        msg = pipe.read()
         while msg is not None:
             self._process(pipe, msg)
-            msg = read()
+            msg = pipe.read()
 
     def _process(self, pipe: Pipe, msg: Msg) -> None:
         """One message from a peer, frame by frame as libzmq's xread_activated.
