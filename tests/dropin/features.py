@@ -202,12 +202,18 @@ def transport_rows() -> list[tuple[str, str, str]]:
 # ===========================================================================
 # options
 # ===========================================================================
+#: Where options are described rather than used: their names there say nothing.
+_OPTION_TABLE_FILES = frozenset(
+    {"constants.py", "_core/options.py", "_core/option_table.py", "_core/option_specs.py"}
+)
+
+
 def _runtime_sources() -> str:
     """The code that acts on options: everything but the option table itself."""
     parts = []
     for path in sorted(SRC.rglob("*.py")):
         rel = path.relative_to(SRC).as_posix()
-        if rel in ("constants.py", "_core/options.py") or rel.startswith(("sugar/", "perf/")):
+        if rel in _OPTION_TABLE_FILES or rel.startswith(("sugar/", "perf/")):
             continue
         parts.append(path.read_text(encoding="utf-8"))
     return "\n".join(parts)
