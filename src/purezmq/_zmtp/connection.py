@@ -179,6 +179,12 @@ class ZMTPConnection:
         return self._decoder.receiving_big
 
     @property
+    def big_frame_remaining(self) -> int:
+        """Bytes the peer must still send to complete the large frame arriving
+        now (0: none). The driver may wait for that many before reading."""
+        return self._decoder.big_remaining
+
+    @property
     def has_output(self) -> bool:
         return bool(self._encoder)
 

@@ -151,6 +151,12 @@ class FrameDecoder:
         return self._big is not None
 
     @property
+    def big_remaining(self) -> int:
+        """Bytes still to come of the large frame arriving now (0: none)."""
+        big = self._big
+        return big.size - big.filled if big is not None else 0
+
+    @property
     def has_pending(self) -> bool:
         """Received bytes not yet parsed (possibly only part of a frame)."""
         return self._pos < self._end or bool(self._markers)

@@ -33,6 +33,7 @@ class RawConnection:
     peer_minor = -1
     close_reason = None
     receiving_big_frame = False
+    big_frame_remaining = 0
 
     def __init__(self, *, buffer_size: int = RAW_BUFFER) -> None:
         self._buf = bytearray(buffer_size)
