@@ -24,12 +24,12 @@ def test_init_ls_cat_verify(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     capsys.readouterr()
     assert main(["ls", path, "--segments"]) == 0
     out = capsys.readouterr().out
-    assert "format=parquet" in out and "s: seqs [0, 12)  3 segments" in out
+    assert "format=parquet" in out and "s/0: seqs [0, 12)  3 segments" in out
     assert main(["cat", path, "s", "--from", "3", "--to", "5", "--json"]) == 0
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert [x["seq"] for x in lines] == [3, 4] and lines[0]["frames"] == ["cy0z"]  # b"s-3"
     assert main(["verify", path]) == 0
-    assert "ok  s" in capsys.readouterr().out
+    assert "ok  s/0" in capsys.readouterr().out
 
 
 def test_retain_and_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -28,7 +28,7 @@ def test_create_is_idempotent_and_keeps_the_id(tmp_path: Path) -> None:
     j2 = Journal.create(str(tmp_path / "j"))
     assert j1.journal_id == j2.journal_id and len(j1.journal_id) == 32
     meta = json.loads((tmp_path / "j" / "journal.json").read_text())
-    assert meta["format"] == "purezmq-journal" and meta["version"] == 1
+    assert meta["format"] == "purezmq-journal" and meta["version"] == 2
     assert Journal.open(f"file://{tmp_path}/j").journal_id == j1.journal_id
     with pytest.raises(JournalError, match="stores arrow"):
         Journal.create(str(tmp_path / "j"), segment_format="parquet")
@@ -90,7 +90,7 @@ def test_retention_by_age(journal: Journal) -> None:
     segs = journal.segments("s")
     old = time.time() - 3600
     for g in segs[:2]:
-        os.utime(os.path.join(journal.stream_path("s"), g.name), (old, old))
+        os.utime(journal.segment_path("s", g), (old, old))
     gone = journal.apply_retention(max_age_s=60)
     assert [g.first for _, g in gone] == [0, 10]
     assert journal.apply_retention(max_age_s=60) == []
@@ -106,21 +106,20 @@ def test_parquet_segments_round_trip(tmp_path: Path) -> None:
 def test_corrupt_segments_are_reported_not_trimmed(journal: Journal) -> None:
     fill(journal, "s", 20, per_segment=10)
     seg = journal.segments("s")[1]
-    path = os.path.join(journal.stream_path("s"), seg.name)
+    path = journal.segment_path("s", seg)
     with open(path, "r+b") as f:
         f.truncate(seg.size // 2)
-    with pytest.raises(CorruptSegmentError, match="not a readable arrow segment"):
+    with pytest.raises(CorruptSegmentError, match=r"checksum mismatch.*truncated"):
         list(journal.read("s", 0, 20))
-    # A segment whose content does not match its name (a mislabelled copy).
+    # A segment whose content does not match its name (a mislabelled copy, its
+    # checksum right): the rows are checked against the name too.
     seg0 = journal.segments("s")[0]
     os.rename(path, path + ".bad")
     wrong = os.path.join(
-        journal.stream_path("s"), "seg-00000000000000000010-00000000000000000020.arrow"
+        journal.partition_path("s"),
+        f"seg-00000000000000000010-00000000000000000020-{seg0.crc:08x}.arrow",
     )
-    with (
-        open(os.path.join(journal.stream_path("s"), seg0.name), "rb") as src,
-        open(wrong, "wb") as dst,
-    ):
+    with open(journal.segment_path("s", seg0), "rb") as src, open(wrong, "wb") as dst:
         dst.write(src.read())
     with pytest.raises(CorruptSegmentError, match=r"its name promises 10\.\.19"):
         list(journal.read("s", 10, 20))
@@ -135,7 +134,7 @@ def test_any_pyarrow_filesystem(tmp_path: Path) -> None:
     again = Journal.open(str(tmp_path / "g"))  # and a plain local open reads it back
     assert again.journal_id == j.journal_id
     assert [m.seq for m in again.messages("s")] == list(range(15))
-    assert not [n for n in os.listdir(again.stream_path("s")) if n.startswith(".tmp-")]
+    assert not [n for n in os.listdir(again.partition_path("s")) if n.startswith(".tmp-")]
 
 
 def test_in_memory_filesystem_via_mock() -> None:

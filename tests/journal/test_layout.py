@@ -28,13 +28,18 @@ def test_invalid_stream_names_are_refused_clearly(name: str) -> None:
 
 
 def test_segment_names_round_trip_and_sort_numerically() -> None:
-    names = [segment_name(a, b, "arrow") for a, b in [(0, 9), (9, 10), (10, 1000), (1000, 10**15)]]
+    ranges = [(0, 9), (9, 10), (10, 1000), (1000, 10**15)]
+    names = [segment_name(a, b, "arrow", 0xABC) for a, b in ranges]
     assert names == sorted(names)
     seg = parse_segment_name(names[2], size=7, mtime=1.5)
     assert seg is not None
     assert (seg.first, seg.end, seg.count, seg.fmt, seg.size) == (10, 1000, 990, "arrow", 7)
-    pq = parse_segment_name(segment_name(3, 4, "parquet"))
-    assert pq is not None and pq.fmt == "parquet"
+    assert seg.crc == 0xABC and names[2].endswith("-00000abc.arrow")
+    pq = parse_segment_name(segment_name(3, 4, "parquet", 2**32 - 1))
+    assert pq is not None and pq.fmt == "parquet" and pq.crc == 2**32 - 1
+    # Version-1 names (no checksum) still parse: old journals stay readable.
+    old = parse_segment_name("seg-00000000000000000000-00000000000000000005.arrow")
+    assert old is not None and old.crc is None and old.count == 5
 
 
 @pytest.mark.parametrize(
@@ -45,6 +50,8 @@ def test_segment_names_round_trip_and_sort_numerically() -> None:
         "seg-00000000000000000006-00000000000000000005.arrow",  # backwards
         "seg-5-9.arrow",
         "seg-00000000000000000000-00000000000000000001.csv",
+        "seg-00000000000000000000-00000000000000000001-abc.arrow",  # short checksum
+        "seg-00000000000000000000-00000000000000000001-0000000G.arrow",
         "journal.json",
     ],
 )
@@ -54,7 +61,7 @@ def test_other_names_are_not_segments(name: str) -> None:
 
 def test_segment_name_refuses_empty_ranges() -> None:
     with pytest.raises(ValueError, match="empty"):
-        segment_name(4, 4, "arrow")
+        segment_name(4, 4, "arrow", 0)
 
 
 def test_paths_and_hive_style_stream_dirs() -> None:
@@ -67,6 +74,7 @@ def test_paths_and_hive_style_stream_dirs() -> None:
 
 
 def test_contiguous_runs_find_gaps() -> None:
-    segs = [parse_segment_name(segment_name(a, b, "arrow")) for a, b in [(0, 5), (5, 9), (12, 20)]]
+    ranges = [(0, 5), (5, 9), (12, 20)]
+    segs = [parse_segment_name(segment_name(a, b, "arrow", 0)) for a, b in ranges]
     assert contiguous_runs([s for s in segs if s is not None]) == [(0, 9), (12, 20)]
     assert contiguous_runs([]) == []

@@ -53,7 +53,7 @@ def test_read_segments_opens_only_what_was_planned(journal: Journal) -> None:
     os.unlink(os.path.join(journal.root, "journal.json"))
     for g in journal.segments("s"):
         if g not in planned:
-            with open(os.path.join(journal.stream_path("s"), g.name), "wb") as f:
+            with open(journal.segment_path("s", g), "wb") as f:
                 f.write(b"not arrow")
     assert _seqs(read_segments(journal.uri, "s", planned, 12, 18)) == list(range(12, 18))
     with pytest.raises(CorruptSegmentError):
@@ -63,7 +63,7 @@ def test_read_segments_opens_only_what_was_planned(journal: Journal) -> None:
 def test_a_vanished_segment_is_data_loss_unless_the_caller_takes_it(journal: Journal) -> None:
     fill(journal, "s", 30, per_segment=10)
     planned = journal.segments("s")
-    os.unlink(os.path.join(journal.stream_path("s"), planned[1].name))  # retention ran
+    os.unlink(journal.segment_path("s", planned[1]))  # retention ran
     with pytest.raises(DataLossError, match="gone"):
         list(read_segments(journal.uri, "s", planned, 0, 30))
     lost: list[DataLossError] = []
@@ -90,5 +90,5 @@ def test_read_segments_checks_the_stream_name(journal: Journal) -> None:
 def test_contiguous_runs_shows_what_retention_left(journal: Journal) -> None:
     fill(journal, "s", 40, per_segment=10)
     assert contiguous_runs(journal.segments("s")) == [(0, 40)]
-    os.unlink(os.path.join(journal.stream_path("s"), journal.segments("s")[1].name))
+    os.unlink(journal.segment_path("s", journal.segments("s")[1]))
     assert contiguous_runs(journal.segments("s")) == [(0, 10), (20, 40)]

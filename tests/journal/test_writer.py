@@ -76,7 +76,7 @@ def test_one_writer_per_stream(journal: Journal) -> None:
 
 def test_leftover_temp_files_are_ignored_then_cleaned(journal: Journal, tmp_path: Path) -> None:
     fill(journal, "s", 5)
-    d = journal.stream_path("s")
+    d = journal.partition_path("s")
     junk = os.path.join(d, ".tmp-deadbeef")
     with open(junk, "wb") as f:
         f.write(b"half a segment")

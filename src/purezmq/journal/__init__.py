@@ -17,10 +17,11 @@ Reading, for tools and engines built on the journal (the Spark source uses
 exactly this and nothing else)::
 
     j = Journal.open("s3://bucket/journal")      # or a path, or filesystem=...
-    j.streams(); segs = j.segments("orders")     # SegmentInfo: [first, end), file
+    j.streams(); j.partitions("orders")          # a stream has partitions 0..N-1
+    segs = j.segments("orders", partition=0)     # SegmentInfo: [first, end), file, CRC32C
     contiguous_runs(segs)                        # what retention left, gap by gap
     for batch in j.read("orders", 100, 200): ... # pyarrow RecordBatches, SEGMENT_SCHEMA
-    read_segments(j.uri, "orders", segs, 100, 200)  # planned here, read elsewhere
+    read_segments(j.uri, "orders", segs, 100, 200)  # planned here, read (and checked) elsewhere
 
 What this package exports (``__all__``) is its public API; its submodules
 (``layout``, ``fs``, ``reader``, ``schema``...) are internal, so the on-disk
@@ -37,6 +38,7 @@ from .errors import (
     CorruptSegmentError,
     DataLossError,
     JournalError,
+    JournalUnreachableError,
     MissingExtraError,
     NotAJournalError,
     StreamLockedError,
@@ -58,6 +60,7 @@ __all__ = [
     "DataLossError",
     "Journal",
     "JournalError",
+    "JournalUnreachableError",
     "Message",
     "MissingExtraError",
     "NotAJournalError",

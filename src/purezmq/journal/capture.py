@@ -6,6 +6,14 @@ receives into the journal, where it gets a dense seq and becomes replayable
 (by the Spark source, by `replay`). It reads SUB (with topic filters), PULL or
 ROUTER sockets, bound or connected, each feeding one named stream.
 
+A stream may have several partitions, each with its own capture (one
+writer per partition): N workers connect to the same endpoints, so PUSH
+peers spread their messages over them (PULL fans in), or, for SUB, every
+worker receives everything and keeps the messages whose key frame hashes to
+its partition (CRC32C of the frame, modulo N: the same key always lands in
+the same partition, so per-key order is kept). ``python -m purezmq.journal
+capture --partitions N`` runs the N workers as processes.
+
 With ROUTER sources and ``ack=True`` the capture acknowledges a message only
 after the segment holding it is sealed (fsynced and renamed): it sends the
 message's first frame back to its sender. A sender that resends until it
@@ -25,6 +33,7 @@ from typing import Any
 
 import purezmq as zmq
 
+from .crc import crc32c
 from .journal import Journal
 from .layout import SegmentInfo, check_stream_name
 from .writer import DEFAULT_SEAL_AGE_S, DEFAULT_SEAL_BYTES, StreamWriter
@@ -40,7 +49,9 @@ class CaptureSource:
     `socket_type` is "SUB", "PULL" or "ROUTER"; `connect` and `bind` list
     endpoints; `topics` are SUB prefix filters (none: everything); `ack`
     makes a ROUTER source acknowledge durable messages; `rcvhwm` bounds the
-    socket's queue.
+    socket's queue. `partition` is the stream partition this source writes;
+    with `partitions` > 1 a SUB source keeps only the messages whose frame
+    number `key_frame` (default 0, the topic) hashes to `partition`.
     """
 
     stream: str
@@ -50,9 +61,20 @@ class CaptureSource:
     topics: list[bytes] = field(default_factory=list)
     ack: bool = False
     rcvhwm: int = 100_000
+    partition: int = 0
+    partitions: int = 1
+    key_frame: int | None = None
 
     def __post_init__(self) -> None:
         check_stream_name(self.stream)
+        if not 0 <= self.partition < self.partitions:
+            raise ValueError(f"partition {self.partition} is not in [0, {self.partitions})")
+        if self.key_frame is not None and self.socket_type.upper() != "SUB":
+            raise ValueError(
+                "key_frame applies to SUB sources (PULL and ROUTER spread messages by themselves)"
+            )
+        if self.key_frame is not None and self.key_frame < 0:
+            raise ValueError("key_frame must be >= 0")
         self.socket_type = self.socket_type.upper()
         if self.socket_type not in SOCKET_TYPES:
             raise ValueError(f"capture reads SUB, PULL or ROUTER sockets, not {self.socket_type!r}")
@@ -69,6 +91,7 @@ class StreamStats:
     """What one stream's capture saw."""
 
     received: int = 0
+    other_partitions: int = 0
     sealed: int = 0
     segments: int = 0
     bytes: int = 0
@@ -102,9 +125,11 @@ class Capture:
     ) -> None:
         if not sources:
             raise ValueError("a capture needs at least one source")
-        names = [s.stream for s in sources]
+        names = [(s.stream, s.partition) for s in sources]
         if len(set(names)) != len(names):
-            raise ValueError("each source needs its own stream (a stream has one writer)")
+            raise ValueError(
+                "each source needs its own stream partition (a partition has one writer)"
+            )
         self.journal = journal
         self.sources = sources
         self._seal_kwargs: dict[str, Any] = {
@@ -117,6 +142,8 @@ class Capture:
         self.retention_interval_s = retention_interval_s
         self.on_seal = on_seal
         self.stats = {s.stream: StreamStats() for s in sources}
+        if len(self.stats) != len(sources):
+            raise ValueError("one capture writes one partition of each stream")
         self._ctx = context or zmq.Context.instance()
         self._stop = threading.Event()
         self._ready = threading.Event()
@@ -175,7 +202,9 @@ class Capture:
         for ep in src.connect:
             sock.connect(ep)
         self.endpoints[src.stream] = bound + list(src.connect)
-        writer = self.journal.writer(src.stream, on_seal=self._sealed, **self._seal_kwargs)
+        writer = self.journal.writer(
+            src.stream, partition=src.partition, on_seal=self._sealed, **self._seal_kwargs
+        )
         return _Live(src, sock, writer)
 
     @staticmethod
@@ -188,12 +217,18 @@ class Capture:
 
     def _drain(self, live: _Live) -> int:
         sock, src, st = live.socket, live.source, self.stats[live.source.stream]
+        key = None
+        if src.socket_type == "SUB" and src.partitions > 1:
+            key = src.key_frame or 0
         n = 0
-        while n < _DRAIN:
+        for _ in range(_DRAIN):
             try:
                 frames = sock.recv_multipart(zmq.NOBLOCK)
             except zmq.Again:
                 break
+            if key is not None and _partition_of(frames, key, src.partitions) != src.partition:
+                st.other_partitions += 1  # another worker journals it
+                continue
             topic, rid = None, b""
             if src.socket_type == "ROUTER":
                 rid, frames = frames[0], frames[1:]
@@ -211,6 +246,7 @@ class Capture:
         return n
 
     def _sealed(self, stream: str, seg: SegmentInfo) -> None:
+        """Count a sealed segment (StreamWriter's on_seal)."""
         st = self.stats[stream]
         st.sealed += seg.count
         st.segments += 1
@@ -254,3 +290,19 @@ class Capture:
             self._after_seal(live)
         finally:
             live.socket.close()
+
+
+def _partition_of(frames: list[Any], key_frame: int, partitions: int) -> int:
+    """The partition of a message: CRC32C of its key frame modulo `partitions`.
+
+    A message without that frame goes to partition 0 (it still is captured
+    exactly once, by one worker).
+    """
+    if key_frame >= len(frames):
+        return 0
+    return crc32c(bytes(frames[key_frame])) % partitions
+
+
+def partition_of(key: bytes, partitions: int) -> int:
+    """The partition a SUB capture with `partitions` workers files key `key` under."""
+    return crc32c(key) % partitions

@@ -2,11 +2,12 @@
 
     init PATH [--format arrow|parquet]
     capture PATH STREAM --type SUB|PULL|ROUTER (--bind EP | --connect EP)... [--topic T]...
+            [--partitions N [--key-frame K]]   N processes, one per stream partition
     ls PATH                    streams, seq ranges, segments, bytes
     cat PATH STREAM [--from N] [--to N] [--json]
     replay PATH STREAM --type PUSH|PUB (--bind EP | --connect EP)... [--from N] [--to N]
     retain PATH [--max-age 7d] [--max-bytes 10G]
-    verify PATH                read every segment and check the seqs are dense
+    verify PATH                read every segment, check its CRC32C, rows and density
 
 ``capture --events`` prints one JSON line per event (ready, sealed, stats
 every ``--stats-ms``, stopped) on stdout, for scripts and tests that drive a
@@ -86,6 +87,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-messages", type=int, default=None, help="stop after N messages")
     p.add_argument("--events", action="store_true", help="print JSON lines: ready/sealed/stopped")
     p.add_argument("--stats-ms", type=int, default=0, help="with --events: stats every N ms")
+    p.add_argument("--partitions", type=int, default=1,
+                   help="the stream's partition count: run N capture processes (one writer each)")
+    p.add_argument("--partition", type=int, default=None,
+                   help="run only the worker of this partition (of --partitions)")
+    p.add_argument("--key-frame", type=int, default=None,
+                   help="SUB with partitions: the frame whose hash picks the partition (0)")
 
     p = sub.add_parser("ls", help="list streams and their seq ranges")
     p.add_argument("path")
@@ -94,6 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("cat", help="print messages of a stream")
     p.add_argument("path")
     p.add_argument("stream")
+    p.add_argument("--partition", type=int, default=0)
     p.add_argument("--from", dest="start", type=int, default=None)
     p.add_argument("--to", dest="end", type=int, default=None, help="exclusive")
     p.add_argument("--json", action="store_true", help="JSON lines (frames in base64)")
@@ -102,6 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path")
     p.add_argument("stream")
     p.add_argument("--type", type=str.upper, choices=["PUSH", "PUB"], default="PUSH")
+    p.add_argument("--partition", type=int, default=0)
     _endpoints(p)
     p.add_argument("--from", dest="start", type=int, default=None)
     p.add_argument("--to", dest="end", type=int, default=None, help="exclusive")
@@ -115,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-age", type=parse_age, default=None)
     p.add_argument("--max-bytes", type=parse_size, default=None)
 
-    p = sub.add_parser("verify", help="read every segment and check density")
+    p = sub.add_parser("verify", help="check every segment's CRC32C, rows and density")
     p.add_argument("path")
     return ap
 
@@ -124,15 +133,23 @@ def _cmd_capture(a: argparse.Namespace) -> int:
     from .capture import Capture, CaptureSource
 
     j = _open_or_create(a.path, a.format)
+    if a.partitions < 1:
+        raise JournalError("--partitions must be >= 1")
+    if a.partitions > 1 and a.partition is None:
+        from .workers import run_workers
+
+        j.upgrade()  # once, before the workers start
+        return run_workers(a, j.journal_id)
     src = CaptureSource(
         a.stream, a.type, connect=a.connect, bind=a.bind,
-        topics=[t.encode() for t in a.topic], ack=a.ack,
+        topics=[t.encode() for t in a.topic], ack=a.ack, partition=a.partition or 0,
+        partitions=a.partitions, key_frame=a.key_frame,
     )  # fmt: skip
 
     def sealed(stream: str, seg: SegmentInfo) -> None:
         if a.events:
             _emit({"event": "sealed", "stream": stream, "first": seg.first, "end": seg.end,
-                   "bytes": seg.size})  # fmt: skip
+                   "bytes": seg.size, "partition": seg.partition})  # fmt: skip
 
     cap = Capture(
         j, [src], seal_bytes=a.seal_bytes, seal_age_s=a.seal_ms / 1000, seal_count=a.seal_count,
@@ -146,7 +163,8 @@ def _cmd_capture(a: argparse.Namespace) -> int:
         def ready() -> None:
             if not cap.wait_ready(30):
                 return
-            _emit({"event": "ready", "endpoints": cap.endpoints, "journalId": j.journal_id})
+            _emit({"event": "ready", "endpoints": cap.endpoints, "journalId": j.journal_id,
+                   "partition": src.partition})  # fmt: skip
             while a.stats_ms > 0 and not stopped.wait(a.stats_ms / 1000):
                 _emit({"event": "stats", "stats": {k: asdict(v) for k, v in cap.stats.items()}})
 
@@ -174,19 +192,19 @@ def _cmd_ls(a: argparse.Namespace) -> int:
     j = Journal.open(a.path)
     print(f"journal {j.uri}  id={j.journal_id}  format={j.segment_format}")
     for s in j.streams():
-        segs = j.segments(s)
-        first, end = (segs[0].first, segs[-1].end) if segs else (0, 0)
-        size = sum(x.size for x in segs)
-        print(f"  {s}: seqs [{first}, {end})  {len(segs)} segments  {size} bytes")
-        if a.segments:
-            for x in segs:
-                print(f"    {x.name}  {x.count} msgs  {x.size} bytes")
+        for p, segs in j.listing(s).items():
+            first, end = (segs[0].first, segs[-1].end) if segs else (0, 0)
+            size = sum(x.size for x in segs)
+            print(f"  {s}/{p}: seqs [{first}, {end})  {len(segs)} segments  {size} bytes")
+            if a.segments:
+                for x in segs:
+                    print(f"    {x.name}  {x.count} msgs  {x.size} bytes")
     return 0
 
 
 def _cmd_cat(a: argparse.Namespace) -> int:
     j = Journal.open(a.path)
-    for m in j.messages(a.stream, a.start, a.end):
+    for m in j.messages(a.stream, a.start, a.end, partition=a.partition):
         if a.json:
             _emit({"seq": m.seq, "timestamp_us": m.timestamp_us,
                    "topic": None if m.topic is None else base64.b64encode(m.topic).decode(),
@@ -208,7 +226,8 @@ def _cmd_replay(a: argparse.Namespace) -> int:
     ctx = zmq.Context()
     try:
         n = replay(Journal.open(a.path), a.stream, target, a.start, a.end,
-                   with_seq=a.with_seq, rate=a.rate, context=ctx)  # fmt: skip
+                   with_seq=a.with_seq, rate=a.rate, context=ctx,
+                   partition=a.partition)  # fmt: skip
     finally:
         ctx.term()  # waits for LINGER: what was queued goes out before we exit
     print(f"replayed {n} messages of {a.stream!r}", file=sys.stderr)
@@ -216,15 +235,29 @@ def _cmd_replay(a: argparse.Namespace) -> int:
 
 
 def _cmd_verify(a: argparse.Namespace) -> int:
+    from .errors import CorruptSegmentError
+    from .reader import read_segment
+
     j = Journal.open(a.path)
     bad = 0
     for s in j.streams():
-        segs = j.segments(s)
-        runs = contiguous_runs(segs)
-        rows = sum(b.num_rows for b in j.read(s)) if len(runs) == 1 else 0
-        ok = len(runs) <= 1 and rows == sum(x.count for x in segs)
-        bad += not ok
-        print(f"{'ok ' if ok else 'BAD'} {s}: runs {runs}, {rows} rows read")
+        for p, segs in j.listing(s).items():
+            runs = contiguous_runs(segs)
+            rows = unchecked = 0
+            problems = [f"gap or overlap: runs {runs}"] if len(runs) > 1 else []
+            for seg in segs:
+                try:
+                    rows += sum(b.num_rows for b in read_segment(j.fs, j.stream_path(s), seg))
+                except (CorruptSegmentError, OSError) as exc:
+                    problems.append(str(exc))
+                    continue
+                unchecked += seg.crc is None
+            bad += bool(problems)
+            note = f", {unchecked} without checksum (version 1)" if unchecked else ""
+            print(f"{'BAD' if problems else 'ok '} {s}/{p}: runs {runs}, {len(segs)} segments, "
+                  f"{rows} rows read and checked{note}")  # fmt: skip
+            for problem in problems:
+                print(f"    {problem}")
     return 1 if bad else 0
 
 

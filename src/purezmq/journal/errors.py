@@ -30,6 +30,15 @@ class DataLossError(JournalError):
     the journal was re-created under the same path)."""
 
 
+class JournalUnreachableError(JournalError):
+    """The journal's storage cannot be reached from here (not mounted, no
+    credentials, network down, another journal at that path).
+
+    Never data loss: a reader that cannot see the journal must fail, not
+    report the segments it cannot open as deleted and skip them.
+    """
+
+
 class MissingExtraError(ImportError):
     """An optional dependency is not installed."""
 

@@ -5,18 +5,26 @@
   directory is fsynced, so after a crash (kill -9, power loss) a sealed name
   always holds a complete file and an unsealed one is never visible. Readers
   memory-map segments. A stream's single writer holds an ``flock``.
-* ``ArrowFS``: any ``pyarrow.fs.FileSystem`` (S3, GCS, HDFS, Azure, ...), so a
-  Spark cluster can read a journal from shared storage. Segments are written
-  under a hidden name and moved into place; object stores make a whole
-  object visible at once, so readers still never see half a segment. There is
-  no fsync and no lock there: durability is the store's, and the caller must
-  make sure one writer per stream.
+* ``ArrowFS``: any ``pyarrow.fs.FileSystem`` (S3, GCS, HDFS, Azure, ...), or
+  an fsspec filesystem wrapped in one, so a Spark cluster can read a journal
+  from shared storage. On an object store (S3, GCS, Azure) a segment is
+  written with one PUT straight to its final name: a PUT (or a multipart
+  upload) makes the whole object visible at once or not at all, whereas a
+  "rename" there is a copy then a delete - not atomic, twice the traffic,
+  and a crash between the two leaves a stray object. On a filesystem with a
+  real rename (HDFS, a mounted POSIX path through pyarrow) segments are
+  written under a hidden name and moved into place. Either way readers never
+  see half a segment, and the CRC32C in every segment's name catches the
+  rest (a store that returned a partial object). There is no fsync and no
+  lock there: durability is the store's, and the caller must make sure of
+  one writer per stream partition.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import importlib
 import os
 import uuid
 from dataclasses import dataclass
@@ -50,8 +58,13 @@ class JournalFS(Protocol):
     def open_input(self, path: str) -> Any:
         """A pyarrow random-access file (memory-mapped when local)."""
 
-    def write_atomic(self, directory: str, name: str, data: Any) -> None:
-        """Make `directory/name` appear with `data` (bytes or a pyarrow Buffer) at once."""
+    def write_atomic(
+        self, directory: str, name: str, data: Any, *, overwrite: bool = False
+    ) -> None:
+        """Make `directory/name` appear with `data` (bytes or a pyarrow Buffer) at once.
+
+        FileExistsError if it exists, unless `overwrite` (journal.json upgrades).
+        """
 
     def delete(self, path: str) -> None:
         """Remove a file; a missing one is not an error."""
@@ -102,7 +115,9 @@ class LocalFS:
 
         return pa.memory_map(path, "r")
 
-    def write_atomic(self, directory: str, name: str, data: Any) -> None:
+    def write_atomic(
+        self, directory: str, name: str, data: Any, *, overwrite: bool = False
+    ) -> None:
         tmp = join(directory, f"{TEMP_PREFIX}{uuid.uuid4().hex}")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         try:
@@ -118,10 +133,15 @@ class LocalFS:
             raise
         os.close(fd)
         final = join(directory, name)
-        if os.path.exists(final):
-            os.unlink(tmp)
-            raise FileExistsError(errno.EEXIST, "refusing to overwrite a sealed file", final)
-        os.rename(tmp, final)
+        if overwrite:
+            os.replace(tmp, final)
+        else:
+            try:
+                # link() fails if `final` exists: no window where a check-then-rename
+                # could replace a sealed segment written meanwhile.
+                os.link(tmp, final)
+            finally:
+                os.unlink(tmp)
         self.fsync_dir(directory)
 
     @staticmethod
@@ -159,13 +179,21 @@ class LocalFS:
             os.close(token)  # closing the fd releases the flock
 
 
+OBJECT_STORES = ("s3", "gcs", "abfs")
+
+
 class ArrowFS:
-    """Any pyarrow filesystem: temp name + move, no fsync, no lock."""
+    """Any pyarrow filesystem: one PUT on object stores, temp name + move elsewhere."""
 
     local = False
 
     def __init__(self, filesystem: Any) -> None:
         self.fs = filesystem
+        kind = str(getattr(filesystem, "type_name", ""))
+        # fsspec filesystems wrapped by pyarrow report "py::fsspec+<protocols>".
+        self.object_store = kind in OBJECT_STORES or (
+            kind.startswith("py::fsspec") and any(p in kind for p in ("s3", "gs", "gcs", "abfs"))
+        )
 
     def list(self, path: str) -> list[Entry]:
         pafs = _pyarrow_fs()
@@ -190,15 +218,27 @@ class ArrowFS:
     def open_input(self, path: str) -> Any:
         return self.fs.open_input_file(path)
 
-    def write_atomic(self, directory: str, name: str, data: Any) -> None:
+    def write_atomic(
+        self, directory: str, name: str, data: Any, *, overwrite: bool = False
+    ) -> None:
         pafs = _pyarrow_fs()
         final = join(directory, name)
-        if self.fs.get_file_info(final).type != pafs.FileType.NotFound:
+        if not overwrite and self.fs.get_file_info(final).type != pafs.FileType.NotFound:
             raise FileExistsError(errno.EEXIST, "refusing to overwrite a sealed file", final)
+        if self.object_store:
+            # One PUT to the final key: visible whole or not at all.
+            self._put(final, data)
+            return
         tmp = join(directory, f"{TEMP_PREFIX}{uuid.uuid4().hex}")
-        with self.fs.open_output_stream(tmp) as out:
-            out.write(data)
+        self._put(tmp, data)
         self.fs.move(tmp, final)
+
+    def _put(self, path: str, data: Any) -> None:
+        # A process killed before close() never completes the upload (nothing
+        # appears); an upload that fails half-way and is closed anyway would
+        # publish a short object, which the CRC32C in its name exposes.
+        with self.fs.open_output_stream(path) as out:
+            out.write(data)
 
     def delete(self, path: str) -> None:
         with contextlib.suppress(FileNotFoundError):
@@ -214,19 +254,52 @@ class ArrowFS:
         return None
 
 
+# Hadoop's names for S3 (what Spark users write): the same store as s3://.
+_ALIASES = {"s3a": "s3", "s3n": "s3"}
+
+
+def _from_uri(uri: str) -> tuple[Any, str]:
+    """pyarrow's filesystem for `uri`, else fsspec's (wrapped for pyarrow), else an error."""
+    scheme, rest = uri.split("://", 1)
+    scheme = _ALIASES.get(scheme.lower(), scheme.lower())
+    uri = f"{scheme}://{rest}"
+    pafs = _pyarrow_fs()
+    try:
+        return pafs.FileSystem.from_uri(uri)  # type: ignore[no-any-return]
+    except (ValueError, OSError) as arrow_exc:
+        if "nrecognized filesystem" not in str(arrow_exc) and "libhdfs" not in str(arrow_exc):
+            raise
+        try:
+            url_to_fs = importlib.import_module("fsspec.core").url_to_fs
+        except ImportError:
+            raise ValueError(
+                f"{uri}: pyarrow cannot open it ({arrow_exc}) and fsspec is not installed "
+                "(pip install fsspec and the package for that scheme, e.g. gcsfs)"
+            ) from arrow_exc
+        try:
+            fs, inner = url_to_fs(uri)
+        except (ValueError, ImportError) as exc:
+            raise ValueError(f"{uri}: neither pyarrow nor fsspec can open it ({exc})") from exc
+        return pafs.PyFileSystem(pafs.FSSpecHandler(fs)), inner
+
+
 def open_fs(path: str, filesystem: Any = None) -> tuple[JournalFS, str]:
     """The storage for a journal `path` and the path inside it.
 
     A plain path or ``file://`` URI is a local directory (durable writes); any
-    other URI (``s3://bucket/j``, ``gs://...``, ``hdfs://...``) goes through
-    ``pyarrow.fs.FileSystem.from_uri``; an explicit pyarrow `filesystem` is used
-    as given, with `path` inside it.
+    other URI (``s3://bucket/j``, ``s3a://`` as Hadoop spells it, ``gs://...``,
+    ``hdfs://...``) goes through ``pyarrow.fs.FileSystem.from_uri``, and a
+    scheme pyarrow does not know through fsspec (``webhdfs://``, ``memory://``,
+    ...) when it is installed; an explicit pyarrow `filesystem` is used as
+    given, with `path` inside it. S3 options go in the URI's query
+    (``s3://b/j?endpoint_override=host:9000&scheme=http``) or in the
+    environment (``AWS_ENDPOINT_URL``, credentials), as pyarrow reads them.
     """
     if filesystem is not None:
         return ArrowFS(filesystem), path.rstrip("/") or "/"
     if path.startswith("file://"):
         path = path[len("file://") :]
     elif "://" in path:
-        fs, inner = _pyarrow_fs().FileSystem.from_uri(path)
+        fs, inner = _from_uri(path)
         return ArrowFS(fs), inner.rstrip("/")
     return LocalFS(), os.path.abspath(os.path.expanduser(path))

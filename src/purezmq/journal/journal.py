@@ -27,6 +27,8 @@ from .layout import (
     contiguous_runs,
     join,
     parse_segment_name,
+    partition_from_dirname,
+    partition_subdir,
     stream_dir,
     stream_from_dirname,
     streams_dir,
@@ -36,7 +38,10 @@ if TYPE_CHECKING:
     from .writer import StreamWriter
 
 FORMAT_NAME = "purezmq-journal"
-FORMAT_VERSION = 1
+# 2: partitions (``partition=<k>`` directories), a CRC32C in every segment's
+# name, each frame stored once. Version-1 journals are read as they are and
+# upgraded when a writer opens them (their old segments stay readable).
+FORMAT_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,7 @@ class Message:
     timestamp_us: int
     topic: bytes | None
     frames: list[bytes]
+    partition: int = 0
 
     @property
     def value(self) -> bytes:
@@ -142,41 +148,94 @@ class Journal:
         return sorted(n for n in names if n is not None)
 
     def stream_path(self, stream: str) -> str:
-        """Where a stream's segments live."""
+        """Where a stream's partitions live."""
         return stream_dir(self.root, stream)
 
-    def segments(self, stream: str) -> list[SegmentInfo]:
-        """Sealed segments of `stream`, sorted by first seq (from a listing only)."""
+    def partition_path(self, stream: str, partition: int = 0) -> str:
+        """Where new segments of one partition of a stream go."""
+        return join(self.stream_path(stream), partition_subdir(partition))
+
+    def _list_partition(self, stream: str, partition: int) -> list[SegmentInfo]:
+        sub = partition_subdir(partition)
         out = []
-        for e in self.fs.list(self.stream_path(stream)):
-            seg = parse_segment_name(e.name, e.size, e.mtime)
+        for e in self.fs.list(join(self.stream_path(stream), sub)):
+            seg = parse_segment_name(e.name, e.size, e.mtime, sub)
             if seg is not None:
                 out.append(seg)
-        out.sort()
         return out
 
-    def bounds(self, stream: str) -> tuple[int, int]:
-        """(first retained seq, next seq to be written) of `stream`; (0, 0) if empty."""
-        segs = self.segments(stream)
+    def listing(self, stream: str) -> dict[int, list[SegmentInfo]]:
+        """Every partition of `stream` and its sealed segments, sorted (listings only).
+
+        A partition whose directory exists holds no segment yet appears with
+        an empty list; a version-1 stream's segments are partition 0's.
+        """
+        entries = self.fs.list(self.stream_path(stream))
+        out: dict[int, list[SegmentInfo]] = {}
+        legacy = [parse_segment_name(e.name, e.size, e.mtime) for e in entries if not e.is_dir]
+        if any(g is not None for g in legacy):
+            out[0] = [g for g in legacy if g is not None]
+        for e in entries:
+            p = partition_from_dirname(e.name) if e.is_dir else None
+            if p is not None:
+                out.setdefault(p, []).extend(self._list_partition(stream, p))
+        for segs in out.values():
+            segs.sort()
+        return dict(sorted(out.items()))
+
+    def partitions(self, stream: str) -> list[int]:
+        """The partitions of `stream`, sorted ([] for a stream that does not exist)."""
+        return list(self.listing(stream))
+
+    def segments(self, stream: str, partition: int = 0) -> list[SegmentInfo]:
+        """Sealed segments of one partition of `stream`, sorted by first seq (listing only)."""
+        if partition != 0:
+            return sorted(self._list_partition(stream, partition))
+        return self.listing(stream).get(0, [])
+
+    def bounds(self, stream: str, partition: int = 0) -> tuple[int, int]:
+        """(first retained seq, next seq to be written) of a partition; (0, 0) if empty."""
+        segs = self.segments(stream, partition)
         if not segs:
             return (0, 0)
         return (segs[0].first, segs[-1].end)
 
-    def writer(self, stream: str, **kwargs: Any) -> StreamWriter:
-        """The single writer of `stream` (see StreamWriter for the options)."""
+    def writer(self, stream: str, partition: int = 0, **kwargs: Any) -> StreamWriter:
+        """The single writer of one partition of `stream` (see StreamWriter for the options)."""
         from .writer import StreamWriter
 
-        return StreamWriter(self, stream, **kwargs)
+        return StreamWriter(self, stream, partition=partition, **kwargs)
+
+    def upgrade(self) -> None:
+        """Mark a version-1 journal as version 2, before a writer adds version-2 segments.
+
+        Older purezmq versions refuse a version-2 journal instead of ignoring
+        the segments whose names they do not know (which would be silent loss).
+        """
+        if int(self.meta.get("version", 1)) >= FORMAT_VERSION:
+            return
+        meta = dict(self.meta, version=FORMAT_VERSION)
+        data = json.dumps(meta, indent=2, sort_keys=True).encode() + b"\n"
+        self.fs.write_atomic(self.root, JOURNAL_FILE, data, overwrite=True)
+        self.meta = meta
 
     # ---------------------------------------------------------------- reading
-    def read(self, stream: str, start: int | None = None, end: int | None = None) -> Iterator[Any]:
-        """Record batches of seqs [start, end) (default: everything retained).
+    def read(
+        self,
+        stream: str,
+        start: int | None = None,
+        end: int | None = None,
+        *,
+        partition: int = 0,
+    ) -> Iterator[Any]:
+        """Record batches of one partition's seqs [start, end) (default: everything retained).
 
-        Raises DataLossError if part of the range is no longer retained.
+        Raises DataLossError if part of the range is no longer retained, and
+        CorruptSegmentError if a segment fails its checksum.
         """
         from .reader import iter_range
 
-        segs = self.segments(stream)
+        segs = self.segments(stream, partition)
         first, last = (segs[0].first, segs[-1].end) if segs else (0, 0)
         lo = first if start is None else start
         hi = last if end is None else min(end, last)
@@ -185,14 +244,22 @@ class Journal:
         runs = contiguous_runs([s for s in segs if s.end > lo and s.first < hi])
         if not runs or runs[0][0] > lo or runs[0][1] < hi:
             have = ", ".join(f"[{a}, {b})" for a, b in contiguous_runs(segs)) or "nothing"
-            raise DataLossError(f"stream {stream!r}: [{lo}, {hi}) is not retained (have {have})")
+            raise DataLossError(
+                f"stream {stream!r} partition {partition}: [{lo}, {hi}) is not retained "
+                f"(have {have})"
+            )
         yield from iter_range(self.fs, self.stream_path(stream), segs, lo, hi)
 
     def messages(
-        self, stream: str, start: int | None = None, end: int | None = None
+        self,
+        stream: str,
+        start: int | None = None,
+        end: int | None = None,
+        *,
+        partition: int = 0,
     ) -> Iterator[Message]:
         """Messages of seqs [start, end), one Python object each (for tools, not speed)."""
-        for batch in self.read(stream, start, end):
+        for batch in self.read(stream, start, end, partition=partition):
             cols = batch.to_pydict()
             for seq, ts, topic, frames in zip(
                 cols["seq"],
@@ -201,11 +268,13 @@ class Journal:
                 cols["frames"],
                 strict=True,
             ):
-                yield Message(stream, seq, ts, topic, frames)
+                yield Message(stream, seq, ts, topic, frames, partition)
 
-    def count(self, stream: str) -> int:
-        """How many messages `stream` retains (from the listing)."""
-        return sum(s.count for s in self.segments(stream))
+    def count(self, stream: str, partition: int | None = None) -> int:
+        """How many messages `stream` retains (one partition, or all), from the listing."""
+        listing = self.listing(stream)
+        parts = listing.values() if partition is None else [listing.get(partition, [])]
+        return sum(s.count for segs in parts for s in segs)
 
     # -------------------------------------------------------------- retention
     def apply_retention(
@@ -216,9 +285,9 @@ class Journal:
         streams: list[str] | None = None,
         now: float | None = None,
     ) -> list[tuple[str, SegmentInfo]]:
-        """Delete the oldest segments beyond `max_age_s` or `max_bytes` per stream.
+        """Delete the oldest segments beyond `max_age_s` or `max_bytes` per stream partition.
 
-        A stream's newest segment is always kept: it carries the next seq, so
+        A partition's newest segment is always kept: it carries the next seq, so
         numbering stays dense across restarts even after everything aged out.
         Age is the segment file's mtime (when it was sealed). Returns what was
         deleted. Readers that planned a deleted segment see a DataLossError.
@@ -227,19 +296,25 @@ class Journal:
         deleted: list[tuple[str, SegmentInfo]] = []
         for stream in streams if streams is not None else self.streams():
             check_stream_name(stream)
-            segs = self.segments(stream)
-            total = sum(s.size for s in segs)
-            for seg in segs[:-1]:
-                too_old = max_age_s is not None and now - seg.mtime > max_age_s
-                too_big = max_bytes is not None and total > max_bytes
-                if not (too_old or too_big):
-                    break
-                self.fs.delete(join(self.stream_path(stream), seg.name))
-                total -= seg.size
-                deleted.append((stream, seg))
+            for segs in self.listing(stream).values():
+                total = sum(s.size for s in segs)
+                for seg in segs[:-1]:
+                    too_old = max_age_s is not None and now - seg.mtime > max_age_s
+                    too_big = max_bytes is not None and total > max_bytes
+                    if not (too_old or too_big):
+                        break
+                    self.fs.delete(self.segment_path(stream, seg))
+                    total -= seg.size
+                    deleted.append((stream, seg))
         if deleted and self.fs.local:
             from .fs import LocalFS
 
-            for stream in {s for s, _ in deleted}:
-                LocalFS.fsync_dir(self.stream_path(stream))
+            for d in {join(self.stream_path(s), g.subdir) if g.subdir else self.stream_path(s)
+                      for s, g in deleted}:  # fmt: skip
+                LocalFS.fsync_dir(d)
         return deleted
+
+    def segment_path(self, stream: str, seg: SegmentInfo) -> str:
+        """The file of a sealed segment."""
+        base = self.stream_path(stream)
+        return join(base, seg.subdir, seg.name) if seg.subdir else join(base, seg.name)

@@ -63,14 +63,15 @@ def replay(
     with_seq: bool = False,
     rate: float | None = None,
     context: Any = None,
+    partition: int = 0,
 ) -> int:
-    """Send seqs [start, end) of `stream` to `target`; returns how many were sent.
+    """Send seqs [start, end) of one partition of `stream` to `target`; returns the count.
 
     `rate` caps messages per second. Raises zmq.Again if a PUSH peer does not
     take a message within the send timeout, DataLossError if the range is not
     retained (checked before anything is sent).
     """
-    batches = list(journal.read(stream, start, end))
+    batches = list(journal.read(stream, start, end, partition=partition))
     ctx = context or zmq.Context.instance()
     pub = target.socket_type == "PUB"
     sock = ctx.socket(zmq.XPUB if pub else zmq.PUSH)

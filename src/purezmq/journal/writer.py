@@ -1,14 +1,16 @@
-"""Appending to one stream: buffer messages, seal them into segments.
+"""Appending to one partition of a stream: buffer messages, seal them into segments.
 
-A `StreamWriter` gives each appended message the next dense seq, keeps it in
+A `StreamWriter` gives each appended message the next dense seq of its
+partition, keeps it in
 memory, and *seals* the buffer into an immutable segment when it reaches
 `seal_bytes`, when its oldest message is `seal_age_s` old, or on demand.
 Only sealed messages are durable: a crash loses the unsealed buffer and
 nothing else, and the numbering resumes after the last sealed segment.
 
-Opening a writer takes the stream's lock (one writer per stream, or the seqs
-would not be dense), removes temporary files an earlier crash left, and
-finds the next seq from the directory listing.
+Opening a writer takes the partition's lock (one writer per partition, or
+the seqs would not be dense), removes temporary files an earlier crash left,
+and finds the next seq from the directory listing. Sealing computes the
+segment's CRC32C and puts it in the segment's name.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .crc import crc32c
 from .errors import CorruptSegmentError, JournalError
-from .layout import TEMP_PREFIX, SegmentInfo, contiguous_runs, join, segment_name
+from .layout import TEMP_PREFIX, SegmentInfo, contiguous_runs, join, partition_subdir, segment_name
 from .schema import build_batch, encode_segment
 
 if TYPE_CHECKING:
@@ -30,13 +33,14 @@ DEFAULT_SEAL_AGE_S = 0.5
 
 
 class StreamWriter:
-    """The single writer of one stream. Use as a context manager, or close()."""
+    """The single writer of one stream partition. Use as a context manager, or close()."""
 
     def __init__(
         self,
         journal: Journal,
         stream: str,
         *,
+        partition: int = 0,
         seal_bytes: int = DEFAULT_SEAL_BYTES,
         seal_age_s: float = DEFAULT_SEAL_AGE_S,
         seal_count: int | None = None,
@@ -47,13 +51,16 @@ class StreamWriter:
             raise ValueError("seal_bytes, seal_age_s and seal_count must be positive")
         self.journal = journal
         self.stream = stream
-        self.directory = journal.stream_path(stream)
+        self.partition = partition
+        self.subdir = partition_subdir(partition)
+        self.directory = journal.partition_path(stream, partition)
         self.seal_bytes = seal_bytes
         self.seal_age_s = seal_age_s
         self.seal_count = seal_count
         self.fmt = segment_format or journal.segment_format
         self.on_seal = on_seal
         fs = journal.fs
+        journal.upgrade()
         fs.makedirs(self.directory)
         self._lock = fs.lock(self.directory)
         try:
@@ -74,11 +81,12 @@ class StreamWriter:
                 self.journal.fs.delete(join(self.directory, e.name))
 
     def _find_end(self) -> int:
-        segs = self.journal.segments(self.stream)
+        segs = self.journal.segments(self.stream, self.partition)
         runs = contiguous_runs(segs)
         if len(runs) > 1 or any(a.end > b.first for a, b in itertools.pairwise(segs)):
             raise CorruptSegmentError(
-                f"stream {self.stream!r} has gaps or overlaps {runs}; refusing to append"
+                f"stream {self.stream!r} partition {self.partition} has gaps or overlaps "
+                f"{runs}; refusing to append"
             )
         return segs[-1].end if segs else 0
 
@@ -113,7 +121,7 @@ class StreamWriter:
         `sealed_end` has passed its seq.
         """
         if self._closed:
-            raise JournalError(f"writer of {self.stream!r} is closed")
+            raise JournalError(f"writer of {self.stream!r} partition {self.partition} is closed")
         if not frames:
             raise ValueError("a message has at least one frame")
         msg = [bytes(f) for f in frames]
@@ -155,9 +163,9 @@ class StreamWriter:
         first, end = self.sealed_end, self.next_seq
         batch = build_batch(first, self._ts, self._topics, self._frames)
         data = encode_segment(batch, self.fmt)
-        name = segment_name(first, end, self.fmt)
+        name = segment_name(first, end, self.fmt, crc32c(data))
         self.journal.fs.write_atomic(self.directory, name, data)
-        seg = SegmentInfo(first, end, name, data.size, time.time())
+        seg = SegmentInfo(first, end, name, data.size, time.time(), self.subdir)
         self.sealed_end = end
         self._reset_buffer()
         if self.on_seal is not None:
