@@ -338,16 +338,14 @@ class Session:
 
     # ------------------------------------------------------------ time
     def next_deadline(self) -> float | None:
-        deadlines = [
-            d
-            for d in (
-                self.conn.next_deadline() if self.conn is not None else None,
-                self._readahead.deadline,
-                self._linger_deadline if self._closing else None,
-            )
-            if d is not None
-        ]
-        return min(deadlines) if deadlines else None
+        """The earliest of the connection's timers, read-ahead and linger
+        (asked after every parse: written without building a list)."""
+        conn = self.conn
+        best = conn.next_deadline() if conn is not None else None
+        for d in (self._readahead.deadline, self._linger_deadline if self._closing else None):
+            if d is not None and (best is None or d < best):
+                best = d
+        return best
 
     def on_timer(self) -> None:
         """The driver's timer fired (driver thread). Raises ProtocolError."""

@@ -64,7 +64,16 @@ class SessionSet:
     def engines(self) -> list[EngineHandle]:
         """The engines of the sessions that are connected right now."""
         with self._lock:
-            return [e for e in (s.engine for s in self._sessions) if e is not None]
+            return self._engines_locked()
+
+    def _engines_locked(self) -> list[EngineHandle]:
+        # A plain loop: compiled, a generator expression is an object per call.
+        engines = []
+        for session in self._sessions:
+            engine = session.engine
+            if engine is not None:
+                engines.append(engine)
+        return engines
 
     # ---------------------------------------------------------- direct reads
     def park(self) -> dict[int, EngineHandle]:
@@ -73,7 +82,7 @@ class SessionSet:
         with self._lock:
             if len(self._sessions) > DIRECT_READ_MAX:
                 return {}
-            engines = [e for e in (s.engine for s in self._sessions) if e is not None]
+            engines = self._engines_locked()
         parked: dict[int, EngineHandle] = {}
         for engine in engines:
             fd = engine.park()
