@@ -51,9 +51,10 @@ def make_journal(path: Path, streams: dict[str, int], per_segment: int = 50,
     return j
 
 
-def append(j: Journal, stream: str, start: int, end: int, per_segment: int = 50) -> None:
-    """Append b"<stream>-<i>" for i in [start, end) (the stream must end at `start`)."""
-    with j.writer(stream, seal_count=per_segment, seal_age_s=3600) as w:
+def append(j: Journal, stream: str, start: int, end: int, per_segment: int = 50,
+           partition: int = 0) -> None:  # fmt: skip
+    """Append b"<stream>-<i>" for i in [start, end) (the partition must end at `start`)."""
+    with j.writer(stream, partition, seal_count=per_segment, seal_age_s=3600) as w:
         assert w.next_seq == start
         for i in range(start, end):
             w.append([b"k", f"{stream}-{i}".encode()], topic=b"k",

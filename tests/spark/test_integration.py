@@ -6,6 +6,7 @@ a timeout. Marked ``spark``: ``pytest -m "not spark"`` runs the rest.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 
 import purezmq as zmq
-from purezmq.spark import lag
+from purezmq.spark import lag, skipped
 from purezmq.spark.consumer import CommittedBatch, SinkReceiver
 
 from .conftest import append, make_journal
@@ -22,8 +23,8 @@ from .conftest import append, make_journal
 pytestmark = [pytest.mark.spark, pytest.mark.timeout(300)]
 
 EXPECTED_SCHEMA = (
-    "struct<stream:string,seq:bigint,timestamp:timestamp,topic:binary,value:binary,"
-    "frames:array<binary>>"
+    "struct<stream:string,partition:int,seq:bigint,timestamp:timestamp,topic:binary,"
+    "value:binary,frames:array<binary>>"
 )
 
 
@@ -168,6 +169,59 @@ def test_fail_on_data_loss_both_ways(spark: Any, tmp_path: Path) -> None:
     assert q.exception() is None
     seqs = sorted(r.seq for r in spark.read.parquet(out).collect())
     assert seqs == list(range(100)) + list(range(150, 200))
+    assert [skipped(p) for p in q.recentProgress if p["numInputRows"]] == [50]  # in progress
+
+
+def test_fail_on_data_loss_false_skips_only_what_is_gone(spark: Any, tmp_path: Path) -> None:
+    """A missing middle segment and a corrupt one: every intact seq is read, the
+    rest is skipped and shows in the progress (it used to read only 400 of 900)."""
+    j = make_journal(tmp_path / "j", {"a": 1000}, per_segment=100)
+    segs = j.segments("a")
+    os.unlink(j.segment_path("a", segs[5]))  # [500, 600) deleted
+    bad = Path(j.segment_path("a", segs[7]))  # [700, 800) damaged
+    data = bytearray(bad.read_bytes())
+    data[len(data) // 3] ^= 0x01
+    bad.write_bytes(bytes(data))
+    q = run(spark, j.uri, "memory", tmp_path / "ck", name="lenient",
+            opts={"failOnDataLoss": "false"})  # fmt: skip
+    seqs = sorted(r.seq for r in spark.table("lenient").select("seq").collect())
+    assert seqs == [*range(500), *range(600, 700), *range(800, 1000)]
+    assert sum(skipped(p) for p in q.recentProgress) == 200
+    with pytest.raises(Exception, match="checksum mismatch"):
+        spark.read.format("zmq").option("path", j.uri).option(
+            "startingOffsets", '{"a": 600}').load().count()  # fmt: skip
+
+
+def test_empty_ranges_read_no_rows(spark: Any, tmp_path: Path) -> None:
+    """Each of these used to crash with 'NoneType' object has no attribute 'path'."""
+    from purezmq.journal import Journal
+
+    empty = Journal.create(str(tmp_path / "empty"))
+    assert spark.read.format("zmq").option("path", empty.uri).load().count() == 0
+    j = make_journal(tmp_path / "j", {"a": 50})
+    latest = spark.read.format("zmq").option("path", j.uri).option("startingOffsets", "latest")
+    assert latest.load().count() == 0
+    same = (spark.read.format("zmq").option("path", j.uri)
+            .option("startingOffsets", '{"a": 20}')
+            .option("endingOffsets", '{"a": 20}'))  # fmt: skip
+    assert same.load().count() == 0
+
+
+def test_names_and_offsets_are_checked_at_load(spark: Any, tmp_path: Path) -> None:
+    j = make_journal(tmp_path / "j", {"ids": 30})
+
+    def reader() -> Any:  # DataFrameReader.option() changes the reader in place
+        return spark.read.format("zmq").option("path", j.uri)
+
+    with pytest.raises(Exception, match=r"'idz', not in the journal.*streams are: ids"):
+        reader().option("streams", "idz").load()
+    with pytest.raises(Exception, match=r"startingOffsets names 'idz'.*streams: ids"):
+        spark.readStream.format("zmq").option("path", j.uri).option(
+            "startingOffsets", '{"idz": 3}').load()  # fmt: skip
+    with pytest.raises(Exception, match=r"seq 99 .* beyond its end.*nothing was deleted"):
+        reader().option("endingOffsets", '{"ids": 99}').load().count()
+    lenient = reader().option("endingOffsets", '{"ids": 99}').option("failOnDataLoss", "false")
+    assert lenient.load().count() == 30
 
 
 def test_sink_delivers_every_row_to_a_pull_receiver(spark: Any, tmp_path: Path) -> None:
@@ -262,10 +316,11 @@ def test_batch_write_delivers_every_row_exactly_once(spark: Any) -> None:
 
 def test_parquet_segments_read_by_sparks_own_file_source(spark: Any, tmp_path: Path) -> None:
     j = make_journal(tmp_path / "j", {"a": 120, "b": 80}, per_segment=40, fmt="parquet")
-    schema = ("seq BIGINT, timestamp TIMESTAMP, topic BINARY, value BINARY, frames ARRAY<BINARY>,"
-              " stream STRING")  # fmt: skip
+    # Each frame is stored once: the value is the last frame, the topic (SUB) the first.
+    schema = "seq BIGINT, timestamp TIMESTAMP, frames ARRAY<BINARY>, stream STRING, partition INT"
     q = (
         spark.readStream.schema(schema).parquet(f"{j.root}/streams")
+        .selectExpr("*", "element_at(frames, -1) AS value")
         .writeStream.format("memory").queryName("pq")
         .option("checkpointLocation", str(tmp_path / "ck"))
         .trigger(availableNow=True).start()

@@ -10,6 +10,7 @@ from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import (
     ArrayType,
     BinaryType,
+    IntegerType,
     LongType,
     StringType,
     StructField,
@@ -17,7 +18,7 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from purezmq.journal import DataLossError
+from purezmq.journal import CorruptSegmentError, DataLossError, JournalUnreachableError
 from purezmq.spark.offsets import JournalOffset
 from purezmq.spark.options import SourceOptions
 from purezmq.spark.planning import Planner
@@ -26,7 +27,8 @@ from purezmq.spark.read import output_schema, read_slice
 from .conftest import make_journal
 
 SPARK_SCHEMA = StructType([
-    StructField("stream", StringType()), StructField("seq", LongType()),
+    StructField("stream", StringType()), StructField("partition", IntegerType()),
+    StructField("seq", LongType()),
     StructField("timestamp", TimestampType()), StructField("topic", BinaryType()),
     StructField("value", BinaryType()), StructField("frames", ArrayType(BinaryType())),
 ])  # fmt: skip
@@ -44,14 +46,16 @@ def test_read_slice_yields_exactly_the_planned_rows(tmp_path: Path, frames: str)
     j = make_journal(tmp_path / "j", {"a": 100}, per_segment=30)
     p = Planner(j, SourceOptions.parse({"path": j.uri, "minPartitions": "3",
                                         "includeFrames": frames}, streaming=True))  # fmt: skip
-    plans = p.plan(JournalOffset(j.journal_id, {"a": 7}), JournalOffset(j.journal_id, {"a": 93}))
+    plans = p.plan(
+        JournalOffset(j.journal_id, {("a", 0): 7}), JournalOffset(j.journal_id, {("a", 0): 93})
+    )
     rows = []
     for plan in plans:
         for batch in read_slice(plan):
             assert batch.schema.equals(output_schema(frames == "true"))
             rows.extend(batch.to_pylist())
     assert [r["seq"] for r in rows] == list(range(7, 93))
-    assert {r["stream"] for r in rows} == {"a"}
+    assert {(r["stream"], r["partition"]) for r in rows} == {("a", 0)}
     assert [r["value"] for r in rows] == [f"a-{i}".encode() for i in range(7, 93)]
     assert all(r["topic"] == b"k" for r in rows)
     if frames == "true":
@@ -64,8 +68,8 @@ def test_segment_deleted_after_planning(tmp_path: Path) -> None:
     for fail, expect in (("true", None), ("false", list(range(20, 60)))):
         p = Planner(j, SourceOptions.parse({"path": j.uri, "failOnDataLoss": fail},
                                            streaming=True))  # fmt: skip
-        (plan,) = p.plan(JournalOffset(j.journal_id, {}), JournalOffset(j.journal_id, {"a": 60}))
-        first = os.path.join(j.stream_path("a"), plan.segments[0].name)
+        (plan,) = p.plan(JournalOffset(j.journal_id), JournalOffset(j.journal_id, {("a", 0): 60}))
+        first = j.segment_path("a", plan.segments[0])
         with open(first, "rb") as f:
             data = f.read()
         os.unlink(first)  # retention ran between planning and the task
@@ -79,3 +83,37 @@ def test_segment_deleted_after_planning(tmp_path: Path) -> None:
         finally:
             with open(first, "wb") as f:
                 f.write(data)
+
+
+def test_nothing_to_read_is_no_rows() -> None:
+    # Spark calls read(InputPartition(None)) when partitions() planned none (an
+    # empty journal, startingOffsets=latest, start == end): it used to crash.
+    assert list(read_slice(None)) == []
+
+
+def test_unreachable_storage_fails_even_with_fail_on_data_loss_false(tmp_path: Path) -> None:
+    j = make_journal(tmp_path / "j", {"a": 60}, per_segment=20)
+    p = Planner(j, SourceOptions.parse({"path": j.uri, "failOnDataLoss": "false"},
+                                       streaming=True))  # fmt: skip
+    (plan,) = p.plan(JournalOffset(j.journal_id), JournalOffset(j.journal_id, {("a", 0): 60}))
+    os.rename(j.root, str(tmp_path / "moved"))  # this executor does not see the journal
+    with pytest.raises(JournalUnreachableError, match="cannot be read from here"):
+        list(read_slice(plan))
+
+
+def test_a_corrupt_segment_fails_or_is_skipped(tmp_path: Path) -> None:
+    j = make_journal(tmp_path / "j", {"a": 60}, per_segment=20)
+    path = j.segment_path("a", j.segments("a")[1])
+    data = bytearray(Path(path).read_bytes())
+    data[-30] ^= 0x04
+    Path(path).write_bytes(bytes(data))
+    for fail in ("true", "false"):
+        p = Planner(j, SourceOptions.parse({"path": j.uri, "failOnDataLoss": fail},
+                                           streaming=True))  # fmt: skip
+        (plan,) = p.plan(JournalOffset(j.journal_id), JournalOffset(j.journal_id, {("a", 0): 60}))
+        if fail == "true":
+            with pytest.raises(CorruptSegmentError, match=r"checksum mismatch.*failOnDataLoss"):
+                list(read_slice(plan))
+        else:
+            seqs = [s for b in read_slice(plan) for s in b.column("seq").to_pylist()]
+            assert seqs == [*range(20), *range(40, 60)]

@@ -35,28 +35,60 @@ def register(spark: Any) -> None:
     spark.dataSource.register(ZmqDataSource)
 
 
+def _source_offsets(progress: Any) -> list[tuple[Any, Any, Any, int]]:
+    """(start, end, latest, numInputRows) of each source of a progress report, parsed."""
+    import json
+
+    from .offsets import JournalOffset, OffsetError
+
+    data = progress if isinstance(progress, dict) else json.loads(progress.json)
+    out = []
+    for src in data.get("sources", []):
+        parsed = []
+        for key in ("startOffset", "endOffset", "latestOffset"):
+            raw = src.get(key)
+            try:
+                parsed.append(None if raw is None else JournalOffset.from_json(raw))
+            except OffsetError:
+                parsed.append(None)
+        if parsed[1] is not None:
+            out.append((parsed[0], parsed[1], parsed[2], int(src.get("numInputRows", 0))))
+    return out
+
+
 def lag(progress: Any) -> dict[str, int]:
-    """Messages not read yet per stream, from a StreamingQueryProgress (or its dict).
+    """Messages not read yet per stream (all partitions), from a StreamingQueryProgress.
 
     Spark shows the source's ``latestOffset`` (what the journal holds) beside
     ``endOffset`` (what the query has read) in every progress report.
     """
-    import json
-
-    data = progress if isinstance(progress, dict) else json.loads(progress.json)
     out: dict[str, int] = {}
-    for src in data.get("sources", []):
-        latest, end = src.get("latestOffset"), src.get("endOffset")
-        if isinstance(latest, str):
-            latest = json.loads(latest)
-        if isinstance(end, str):
-            end = json.loads(end)
-        if not isinstance(latest, dict) or not isinstance(end, dict):
+    for _, end, latest, _ in _source_offsets(progress):
+        if latest is None:
             continue
-        done = end.get("streams", {})
-        for stream, seq in latest.get("streams", {}).items():
-            out[stream] = max(0, int(seq) - int(done.get(stream, 0)))
+        for (stream, p), seq in latest.positions.items():
+            behind = max(0, seq - end.get(stream, p))
+            out[stream] = out.get(stream, 0) + behind
     return out
+
+
+def skipped(progress: Any) -> int:
+    """Rows a batch skipped under ``failOnDataLoss=false``, from its progress report.
+
+    The batch's offsets span every seq it was planned to read, and
+    ``numInputRows`` counts the rows it read, so the difference is what was
+    skipped: seqs retention had deleted, segments deleted after planning,
+    segments that failed their checksum. (Python sources cannot report
+    custom metrics to Spark; this is the same count, from Spark's own.)
+    """
+    total = 0
+    for start, end, _, rows in _source_offsets(progress):
+        same = start is not None and start.journal_id == end.journal_id
+        planned = sum(
+            max(0, seq - (start.get(s, p) if same else 0)) for (s, p), seq in end.positions.items()
+        )
+        total += max(0, planned - rows)
+    return total
 
 
 __all__ = [
@@ -72,4 +104,5 @@ __all__ = [
     "decode",
     "lag",
     "register",
+    "skipped",
 ]

@@ -79,8 +79,19 @@ def _int(opts: dict[str, str], name: str, default: int | None, minimum: int = 0)
     return value
 
 
-def _offsets(opts: dict[str, str], name: str, default: str) -> str | dict[str, int]:
-    """'earliest' | 'latest' | {"stream": seq, ...} (-2 = earliest, -1 = latest)."""
+OffsetSpec = str | dict[str, int | dict[int, int]]
+
+
+def _position(v: object, low: int) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= low
+
+
+def _offsets(opts: dict[str, str], name: str, default: str) -> OffsetSpec:
+    """'earliest' | 'latest' | JSON per stream, or per stream and partition as Kafka's.
+
+    ``{"orders": 1200}`` (a stream's only partition, or -2/-1 for all of
+    them) or ``{"orders": {"0": 1200, "1": -2}}``; -2 = earliest, -1 = latest.
+    """
     raw = opts.get(name, default).strip()
     if raw.lower() in ("earliest", "latest"):
         return raw.lower()
@@ -88,15 +99,31 @@ def _offsets(opts: dict[str, str], name: str, default: str) -> str | dict[str, i
         parsed = json.loads(raw)
     except ValueError:
         parsed = None
-    if not isinstance(parsed, dict) or not all(
-        isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) and v >= -2
-        for k, v in parsed.items()
-    ):
+    out: dict[str, int | dict[int, int]] = {}
+    ok = isinstance(parsed, dict)
+    for stream, v in parsed.items() if isinstance(parsed, dict) else ():
+        if _position(v, -2):
+            out[stream] = v
+        elif isinstance(v, dict) and all(
+            isinstance(p, str) and p.isdigit() and _position(seq, -2) for p, seq in v.items()
+        ):
+            out[stream] = {int(p): seq for p, seq in sorted(v.items(), key=lambda x: int(x[0]))}
+        else:
+            ok = False
+    if not ok:
         raise OptionError(
             f"option {name} must be 'earliest', 'latest' or JSON like "
-            f'{{"orders": 1200, "ticks": -2}} (-2 = earliest, -1 = latest), got {raw!r}'
+            f'{{"orders": 1200, "ticks": -2}} or {{"orders": {{"0": 1200, "1": -1}}}} '
+            f"(-2 = earliest, -1 = latest), got {raw!r}"
         )
-    return dict(sorted(parsed.items()))
+    return dict(sorted(out.items()))
+
+
+def spec_values(spec: OffsetSpec) -> list[int]:
+    """Every position a JSON offset spec names (for checks like 'no -2 here')."""
+    if isinstance(spec, str):
+        return []
+    return [x for v in spec.values() for x in (v.values() if isinstance(v, dict) else [v])]
 
 
 @dataclass(frozen=True)
@@ -106,13 +133,14 @@ class SourceOptions:
     path: str
     streams: tuple[str, ...] | None = None
     stream_pattern: str | None = None
-    starting: str | dict[str, int] = "latest"
-    ending: str | dict[str, int] = "latest"
+    starting: OffsetSpec = "latest"
+    ending: OffsetSpec = "latest"
     max_offsets_per_trigger: int | None = None
     max_bytes_per_trigger: int | None = None
     min_partitions: int | None = None
     fail_on_data_loss: bool = True
     include_frames: bool = True
+    include_headers: bool = False
 
     @classmethod
     def parse(cls, options: Mapping[str, str], *, streaming: bool) -> SourceOptions:
@@ -137,7 +165,7 @@ class SourceOptions:
         if streaming and "endingOffsets" in o:
             raise OptionError("endingOffsets applies to batch reads (spark.read) only")
         ending = _offsets(o, "endingOffsets", "latest")
-        if isinstance(ending, dict) and -2 in ending.values():
+        if -2 in spec_values(ending):
             raise OptionError("endingOffsets cannot use -2 (earliest)")
         return cls(
             path=str(path),

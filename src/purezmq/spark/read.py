@@ -1,10 +1,17 @@
 """Executor side of the source: a planned slice in, Arrow record batches out.
 
 ``read()`` runs in Spark's Python workers on a reader unpickled from the
-driver, so it is stateless: everything comes from the `SlicePlan`. It slices
-segments by position (seqs are dense), adds the ``stream`` column, and yields
-batches whose Arrow schema equals what Spark derives from the source's schema
-exactly (Spark checks: int64, binary, timestamp[us, UTC], all nullable).
+driver, so it is stateless: everything comes from the `SlicePlan`. It reads
+(and checks: CRC32C, rows) exactly the planned segments, adds the ``stream``
+and ``partition`` columns, and yields batches whose Arrow schema equals what
+Spark derives from the source's schema exactly (Spark checks: int64, int32,
+binary, timestamp[us, UTC], all nullable).
+
+Under ``failOnDataLoss=false`` a planned segment that retention deleted
+meanwhile, or one that fails its checksum, is skipped with a warning; the
+rows it held are missing from the batch, which the query's progress shows
+(``purezmq.spark.skipped(progress)``: planned minus read). Storage this
+executor cannot reach is never skipped: the task fails.
 """
 
 from __future__ import annotations
@@ -15,57 +22,72 @@ from typing import Any
 
 import pyarrow as pa
 
-from purezmq.journal import SEGMENT_SCHEMA, DataLossError, read_segments
+from purezmq.journal import SEGMENT_SCHEMA, CorruptSegmentError, DataLossError, read_segments
 
 from .planning import SlicePlan
 
 log = logging.getLogger("purezmq.spark")
 
 SOURCE_DDL = (
-    "stream STRING, seq BIGINT, timestamp TIMESTAMP, topic BINARY, value BINARY, "
+    "stream STRING, partition INT, seq BIGINT, timestamp TIMESTAMP, topic BINARY, value BINARY, "
     "frames ARRAY<BINARY>"
 )
-SOURCE_DDL_NO_FRAMES = "stream STRING, seq BIGINT, timestamp TIMESTAMP, topic BINARY, value BINARY"
+SOURCE_DDL_NO_FRAMES = (
+    "stream STRING, partition INT, seq BIGINT, timestamp TIMESTAMP, topic BINARY, value BINARY"
+)
 
 
 def output_schema(include_frames: bool) -> Any:
     """The Arrow schema of what `read_slice` yields.
 
-    A ``stream`` column, then the segment's own columns in their order with
-    their types (``_convert`` passes them through by position, unconverted):
-    the journal chose those types for Spark, so they are taken from its
-    schema rather than restated here.
+    ``stream`` and ``partition``, then the segment's own columns in their
+    order with their types (``_convert`` passes them through by position,
+    unconverted): the journal chose those types for Spark, so they are taken
+    from its schema rather than restated here.
     """
-    fields = [pa.field("stream", pa.string())]
+    fields = [pa.field("stream", pa.string()), pa.field("partition", pa.int32())]
     fields += [f for f in SEGMENT_SCHEMA if include_frames or f.name != "frames"]
     return pa.schema(fields)
 
 
-def _convert(batch: Any, stream: str, schema: Any) -> Any:
-    cols = [pa.repeat(pa.scalar(stream, pa.string()), batch.num_rows)]
-    cols += [batch.column(i) for i in range(len(schema) - 1)]
+def _convert(batch: Any, plan: SlicePlan, schema: Any) -> Any:
+    n = batch.num_rows
+    cols = [
+        pa.repeat(pa.scalar(plan.stream, pa.string()), n),
+        pa.repeat(pa.scalar(plan.partition, pa.int32()), n),
+    ]
+    cols += [batch.column(i) for i in range(len(schema) - 2)]
     return pa.RecordBatch.from_arrays(cols, schema=schema)
 
 
-def read_slice(plan: SlicePlan) -> Iterator[Any]:
+def read_slice(plan: SlicePlan | None) -> Iterator[Any]:
     """The rows of one planned slice, as Arrow record batches.
 
-    A planned segment deleted by retention before this task ran is a
-    DataLossError when failOnDataLoss is true, and skipped (with a warning)
-    otherwise.
+    `plan` is None when Spark asks a batch read with nothing to read for
+    its one partition (it calls ``read(InputPartition(None))`` when
+    ``partitions()`` returned none): no rows.
     """
+    if plan is None:
+        return
     schema = output_schema(plan.include_frames)
-    skip = None if plan.fail_on_data_loss else _skip_lost_segment
+    lenient = not plan.fail_on_data_loss
     batches = read_segments(
-        plan.path, plan.stream, plan.segments, plan.start, plan.end, on_missing=skip
-    )
+        plan.path, plan.stream, plan.segments, plan.start, plan.end,
+        on_missing=_skip_lost if lenient else None,
+        on_corrupt=_skip_corrupt if lenient else None,
+        journal_id=plan.journal_id,
+    )  # fmt: skip
     try:
         for batch in batches:
-            yield _convert(batch, plan.stream, schema)
-    except DataLossError as exc:
-        raise DataLossError(f"{exc} (set failOnDataLoss=false to skip)") from exc
+            yield _convert(batch, plan, schema)
+    except (DataLossError, CorruptSegmentError) as exc:
+        raise type(exc)(f"{exc} (set failOnDataLoss=false to skip)") from exc
 
 
-def _skip_lost_segment(exc: DataLossError) -> None:
+def _skip_lost(exc: DataLossError) -> None:
     """failOnDataLoss=false: say what is skipped (the journal skips it)."""
-    log.warning("%s; skipping it", exc)
+    log.warning("%s; skipping it (failOnDataLoss=false)", exc)
+
+
+def _skip_corrupt(exc: CorruptSegmentError) -> None:
+    log.warning("%s; skipping this segment (failOnDataLoss=false)", exc)

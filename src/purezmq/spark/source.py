@@ -39,6 +39,7 @@ from purezmq.journal import Journal
 from .offsets import JournalOffset
 from .options import OptionError, SinkOptions, SourceOptions
 from .planning import Limit, Planner, SlicePlan
+from .positions import check_names, ending, starting
 from .read import SOURCE_DDL, SOURCE_DDL_NO_FRAMES, read_slice
 
 FORMAT = "zmq"
@@ -67,7 +68,7 @@ class ZmqStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def initialOffset(self) -> dict[str, Any]:
         """Where a new query starts (startingOffsets); a restart uses its checkpoint."""
-        return self._planner().initial(self.opts.starting).to_json()
+        return starting(self._planner(), self.opts.starting).to_json()
 
     def getDefaultReadLimit(self) -> ReadLimit:
         """maxOffsetsPerTrigger (rows) or maxBytesPerTrigger; else everything available."""
@@ -89,7 +90,8 @@ class ZmqStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
                 Limit("bytes", self.opts.max_bytes_per_trigger),
                 self._target,
             )
-            merged = {s: min(v, by_bytes.get(s, v)) for s, v in by_rows.streams.items()}
+            cap = by_bytes.positions
+            merged = {tp: min(v, cap.get(tp, v)) for tp, v in by_rows.positions.items()}
             return JournalOffset(by_rows.journal_id, merged).to_json()
         return planner.latest(JournalOffset.from_json(start), lim, self._target).to_json()
 
@@ -108,7 +110,7 @@ class ZmqStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def read(self, partition: InputPartition) -> Iterator[Any]:
         """Runs on executors: Arrow record batches of the planned slice."""
-        plan: SlicePlan = partition.value
+        plan: SlicePlan | None = partition.value
         return read_slice(plan)
 
     def commit(self, end: dict[str, Any]) -> None:
@@ -130,13 +132,13 @@ class ZmqBatchReader(DataSourceReader):
     def partitions(self) -> Sequence[InputPartition]:
         """Plan [startingOffsets, endingOffsets) from one listing."""
         planner = Planner(Journal.open(self.opts.path), self.opts)
-        start = planner.initial(self.opts.starting)
-        end = planner.initial(self.opts.ending)
+        start = starting(planner, self.opts.starting)
+        end = ending(planner, self.opts.ending, start)
         return [InputPartition(p) for p in planner.plan(start, end)]
 
     def read(self, partition: InputPartition) -> Iterator[Any]:
-        """Runs on executors."""
-        plan: SlicePlan = partition.value
+        """Runs on executors (with a None plan when there is nothing to read)."""
+        plan: SlicePlan | None = partition.value
         return read_slice(plan)
 
 
@@ -153,7 +155,15 @@ class ZmqDataSource(DataSource):
         return raw not in ("false", "0", "no", "off")
 
     def schema(self) -> str:
-        """Kafka-like: stream, seq, timestamp, topic, value and (optionally) frames."""
+        """Kafka-like: stream, partition, seq, timestamp, topic, value and (optionally) frames.
+
+        Spark asks for the schema in ``load()``, so this is where a read's
+        options are checked against the journal: a missing journal, a
+        misspelt stream or offset key fails there, naming what exists.
+        """
+        if "endpoint" not in self.options:  # a read (the sink has no schema of its own)
+            opts = SourceOptions.parse(self.options, streaming=False)
+            check_names(Planner(Journal.open(opts.path), opts))
         return SOURCE_DDL if self._include_frames() else SOURCE_DDL_NO_FRAMES
 
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:
