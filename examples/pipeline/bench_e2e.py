@@ -116,12 +116,14 @@ def to_parquet(journal: str, out: str) -> dict[str, float]:
 
     from purezmq.spark.options import SourceOptions
     from purezmq.spark.planning import Planner
+    from purezmq.spark.positions import ending, starting
     from purezmq.spark.read import read_slice
 
     j = Journal.open(journal)
     opts = SourceOptions.parse({"path": journal}, streaming=False)
     planner = Planner(j, opts)
-    plans = planner.plan(planner.initial("earliest"), planner.initial("latest"))
+    start = starting(planner, "earliest")
+    plans = planner.plan(start, ending(planner, "latest", start))
     t0 = time.perf_counter()
     batches = [b for plan in plans for b in read_slice(plan)]
     read_s = time.perf_counter() - t0

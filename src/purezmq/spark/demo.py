@@ -204,10 +204,12 @@ def read_through(seen: dict[int, dict[str, Any]]) -> int:
     """The journal seq the query has read up to (its latest endOffset)."""
     if not seen:
         return 0
-    end = seen[max(seen)].get("sources", [{}])[0].get("endOffset") or {}
-    if isinstance(end, str):
-        end = json.loads(end)
-    return int(end.get("streams", {}).get(STREAM, 0))
+    from .offsets import JournalOffset
+
+    end = seen[max(seen)].get("sources", [{}])[0].get("endOffset")
+    if not end:
+        return 0
+    return sum(seq for (s, _), seq in JournalOffset.from_json(end).positions.items() if s == STREAM)
 
 
 # --------------------------------------------------------------------- main
