@@ -65,8 +65,9 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
     def start(name: str, *args: str) -> None:
         with open(logs / f"{name}.log", "w") as log:
-            procs.append(subprocess.Popen([spark_class, *args], env=env, stdout=log,
-                                          stderr=subprocess.STDOUT, start_new_session=True))  # fmt: skip
+            p = subprocess.Popen([spark_class, *args], env=env, stdout=log,
+                                 stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
+        procs.append(p)
 
     start("master", "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
           "--port", str(port), "--webui-port", str(ui))  # fmt: skip
