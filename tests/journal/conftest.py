@@ -23,3 +23,13 @@ def fill(journal: Journal, stream: str, n: int, per_segment: int = 10, start: in
     with journal.writer(stream, seal_count=per_segment, seal_age_s=3600) as w:
         for i in range(start, start + n):
             w.append([f"{stream}-{i}".encode()])
+
+
+@pytest.fixture(scope="session")
+def s3_endpoint() -> Iterator[str]:
+    """host:port of a real S3-compatible server (moto's), for the whole run."""
+    pytest.importorskip("moto", reason="the s3:// tests need the test extra (moto[server])")
+    from .s3server import moto_server
+
+    with moto_server() as endpoint:
+        yield endpoint

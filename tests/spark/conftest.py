@@ -26,6 +26,16 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture(scope="session")
+def s3_endpoint() -> Iterator[str]:
+    """host:port of a real S3-compatible server (moto's), for the whole run."""
+    pytest.importorskip("moto", reason="the s3:// tests need the test extra (moto[server])")
+    from tests.journal.s3server import moto_server
+
+    with moto_server() as endpoint:
+        yield endpoint
+
+
+@pytest.fixture(scope="session")
 def spark() -> Iterator[Any]:
     """The one SparkSession of the test run; all queries are stopped at the end."""
     if not java_available():
@@ -33,6 +43,11 @@ def spark() -> Iterator[Any]:
     os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    # Executors inherit the JVM's environment, fixed when it starts: S3 test
+    # credentials (and no cloud metadata lookups) for the s3:// tests.
+    from tests.journal.s3server import use_test_credentials
+
+    use_test_credentials()
     from purezmq.spark.session import local_session
 
     session = local_session("purezmq-tests", master="local[2]")
@@ -42,7 +57,7 @@ def spark() -> Iterator[Any]:
     session.stop()
 
 
-def make_journal(path: Path, streams: dict[str, int], per_segment: int = 50,
+def make_journal(path: Path | str, streams: dict[str, int], per_segment: int = 50,
                  fmt: str = "arrow") -> Journal:  # fmt: skip
     """A journal whose stream s holds values b"<s>-<i>" for i in range(n)."""
     j = Journal.create(str(path), segment_format=fmt)

@@ -207,6 +207,19 @@ def test_empty_ranges_read_no_rows(spark: Any, tmp_path: Path) -> None:
     assert same.load().count() == 0
 
 
+def test_a_journal_on_s3(spark: Any, s3_endpoint: str, tmp_path: Path) -> None:
+    from tests.journal.s3server import new_bucket
+
+    uri = new_bucket(s3_endpoint, scheme="s3a")  # Hadoop's spelling works too
+    j = make_journal(uri, {"a": 200}, per_segment=50)
+    append(j, "a", 0, 100, partition=1)
+    q = run(spark, uri, "memory", tmp_path / "ck", name="s3", opts={"maxOffsetsPerTrigger": "150"})
+    rows = spark.table("s3").select("partition", "seq", "value").collect()
+    assert sorted((r.partition, r.seq) for r in rows) == [(0, i) for i in range(200)] + [
+        (1, i) for i in range(100)]  # fmt: skip
+    assert input_rows(q) == [150, 150]
+
+
 def test_names_and_offsets_are_checked_at_load(spark: Any, tmp_path: Path) -> None:
     j = make_journal(tmp_path / "j", {"ids": 30})
 
