@@ -44,7 +44,9 @@ COMPILED_MODULES = [
     "_zmtp/frames.py",
     "_zmtp/greeting.py",
     "_zmtp/heartbeat.py",
+    "_zmtp/legacy.py",
     "_zmtp/socktypes.py",
+    "_zmtp/v1.py",
     # _routing: pipes, strategies and the socket types.
     "_routing/dist.py",
     "_routing/fq.py",

@@ -19,11 +19,12 @@ from .helpers import Bound, Monitor
 from .zmtp_raw import (
     GREETING_LEN,
     PREFIX_LEN,
-    SIGNATURE,
+    SIGNATURE_LEN,
     RawPeer,
     cancel_cmd,
     frame,
     greeting,
+    libzmq_signature,
     message,
     ping,
     ready,
@@ -99,20 +100,22 @@ def ready_peer(bound: BoundFactory, raw: RawFactory, monitor: Callable[..., Moni
 
 # ------------------------------------------------------------ greeting + READY
 @pytest.mark.parametrize("stype", sorted(PEER_OF))
-def test_greeting_is_sent_in_two_parts_then_ready(
+def test_greeting_is_sent_in_three_steps_then_ready(
     bound: BoundFactory, raw: RawFactory, stype: str
 ) -> None:
+    """As libzmq 4.3: the signature alone first (a ZMTP 1.0 peer must not see a
+    major version), the major once the peer's signature shows a versioned
+    peer, the rest once the peer's major shows ZMTP 3."""
     b = bound(stype)
     peer = raw(b.port)
-    # Before we send anything: signature + major version, and nothing more.
-    assert peer.recv_exact(PREFIX_LEN) == SIGNATURE + b"\x03"
-    assert peer.recv_available(0.15) == b"", (
-        "rest of greeting sent before the peer's first 11 bytes"
-    )
+    assert peer.recv_exact(SIGNATURE_LEN) == libzmq_signature()
+    assert peer.recv_available(0.15) == b"", "major version sent before the peer's signature"
     ours = greeting(minor=1)
-    # 10 bytes do not yet tell the version: still nothing.
-    peer.send(ours[:10])
+    peer.send(ours[:9])
     assert peer.recv_available(0.15) == b""
+    peer.send(ours[9:10])
+    assert peer.recv_exact(1) == b"\x03"
+    assert peer.recv_available(0.15) == b"", "rest of greeting sent before the peer's major"
     peer.send(ours[10:11])
     rest = peer.recv_exact(GREETING_LEN - PREFIX_LEN)
     assert rest[0] == 1, "minor version must be 1 (ZMTP 3.1)"
@@ -139,7 +142,7 @@ def test_ready_bytes_match_libzmq(
     b = bound(stype)
     peer = raw(b.port)
     peer.send(greeting())
-    assert peer.recv_exact(GREETING_LEN)[:12] == SIGNATURE + b"\x03\x01"
+    assert peer.recv_exact(GREETING_LEN)[:12] == libzmq_signature() + b"\x03\x01"
     assert peer.recv_exact(len(golden)) == golden
 
 
@@ -182,11 +185,11 @@ def test_connecting_socket_speaks_first_and_waits(ctx: zmq.Context) -> None:
         dealer.connect(f"tcp://127.0.0.1:{port}")
         conn, _ = lsock.accept()
         peer = RawPeer(conn)
-        assert peer.recv_exact(PREFIX_LEN) == SIGNATURE + b"\x03"
+        assert peer.recv_exact(SIGNATURE_LEN) == libzmq_signature(b"dd")
         assert peer.recv_available(0.15) == b""
         peer.send(greeting()[:PREFIX_LEN])
-        rest = peer.recv_exact(GREETING_LEN - PREFIX_LEN)
-        assert rest[:21] == b"\x01NULL" + b"\x00" * 16
+        rest = peer.recv_exact(GREETING_LEN - SIGNATURE_LEN)
+        assert rest[:22] == b"\x03\x01NULL" + b"\x00" * 16
         peer.send(greeting()[PREFIX_LEN:])
         assert peer.read_ready() == {b"socket-type": b"DEALER", b"identity": b"dd"}
         peer.send(ready(b"ROUTER"))

@@ -20,8 +20,16 @@ from dataclasses import dataclass
 
 # ------------------------------------------------------------------ constants
 SIGNATURE = b"\xff" + b"\x00" * 8 + b"\x7f"  # 10 bytes, RFC 37 "signature"
+SIGNATURE_LEN = 10
 GREETING_LEN = 64
 PREFIX_LEN = 11  # signature + major version: what a peer sends first
+
+
+def libzmq_signature(routing_id: bytes = b"") -> bytes:
+    """The signature libzmq 4.3 (and so purezmq) sends: its padding is the
+    64-bit length of a ZMTP 1.0 identity frame (RFC 37 "Detecting ZMTP 1.0
+    and 2.0 Peers"), the routing id's length + 1."""
+    return b"\xff" + struct.pack(">Q", len(routing_id) + 1) + b"\x7f"
 
 FLAG_MORE = 0x01
 FLAG_LONG = 0x02

@@ -45,6 +45,10 @@ def open_connection(cfg: SessionConfig, peer_address: str, now: float) -> Connec
         heartbeat_ttl=cfg.heartbeat_ttl,
         heartbeat_timeout=cfg.heartbeat_timeout,
         max_msg_size=cfg.max_msg_size,
+        # For ZMTP 1.0/2.0 peers: the identity frame, and whether we may talk
+        # to them at all (libzmq's zap_enabled: any mechanism or ZAP domain).
+        routing_id=cfg.routing_id,
+        zap_enabled=factory is not None,
     )
 
 

@@ -31,6 +31,8 @@ def report_failure(monitor: Monitor, endpoint: str, err: ProtocolError) -> None:
     """Emit the HANDSHAKE_FAILED_* event libzmq emits for `err`, if any."""
     if not err.during_handshake and not isinstance(err, MessageError):
         return  # (libzmq reports a bad CURVE MESSAGE like a handshake failure)
+    if err.kind == "refused":
+        return  # a ZMTP 1.0/2.0 peer under security: libzmq says only DISCONNECTED
     if err.kind == "protocol":
         monitor.event(_FAILED_PROTOCOL, err.code, endpoint)
     elif err.kind in ("auth", "peer"):

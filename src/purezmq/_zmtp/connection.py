@@ -1,4 +1,10 @@
-"""`ZMTPConnection`: one ZMTP 3.x connection from greeting to close, no I/O.
+"""`ZMTPConnection`: one ZMTP connection from greeting to close, no I/O.
+
+It speaks ZMTP 3.1 and 3.0, and the older protocols libzmq still accepts:
+ZMTP/2.0 and ZMTP/1.0, chosen once from the peer's first bytes (see
+greeting.py). Each revision is a codec - a decoder and an encoder class with
+the same calls - so the data path below never asks which one it has; an
+older peer's handshake (socket type and identity frames) is `legacy.py`'s.
 
 The driver (thread or asyncio) moves bytes, the session moves messages; this
 object only transforms one into the other and keeps the protocol's clocks
@@ -7,7 +13,7 @@ callbacks into the caller.
 
 Life of a connection:
 
-- construction queues the first 11 greeting bytes (``data_to_send()``);
+- construction queues the 10-byte signature (``data_to_send()``);
 - ``buffer_updated`` / ``receive_data`` feed bytes; the greeting and the
   mechanism handshake are processed at once (replies queued for sending);
 - once ``handshake_done``, input is only stored; ``pull(n)`` parses up to n
@@ -36,20 +42,25 @@ from .decoder import FrameDecoder
 from .errors import ZMTP_UNEXPECTED_COMMAND, ProtocolError, timeout_error
 from .frames import FLAG_COMMAND, FLAG_MORE, Buffer, FrameEncoder
 from .greeting import (
-    GREETING_PREFIX,
     GREETING_SIZE,
+    MAJOR_BYTE,
     PREFIX_SIZE,
-    check_signature,
     greeting_rest,
     parse_greeting,
+    peer_revision,
+    signature,
+    signature_complete,
 )
 from .heartbeat import SAME_AS_IVL, Heartbeat
+from .legacy import LegacyHandshake, refusal
 from .mechanisms.base import Mechanism, MechanismStatus
 from .metadata import PROPERTY_IDENTITY, PROPERTY_SOCKET_TYPE, Metadata
 from .socktypes import PUBLISHERS, SUBSCRIBERS, is_known
 
 _SUBSCRIBE_MSG: Final = 0x01
 _CANCEL_MSG: Final = 0x00
+#: Peer revisions below this are ZMTP 1.0/2.0 (libzmq speaks 3.1 to a 2).
+_FIRST_3X_REVISION: Final = 2
 
 
 def _first_byte(frame: Buffer) -> int:
@@ -64,6 +75,7 @@ class ZMTPConnection:
     """One ZMTP connection; see the module docstring for the protocol."""
 
     __slots__ = (
+        "_check_type",
         "_decoder",
         "_early",
         "_encoder",
@@ -71,7 +83,11 @@ class ZMTPConnection:
         "_heartbeat",
         "_hs_deadline",
         "_last_rx",
+        "_legacy",
+        "_legacy_ok",
+        "_major_sent",
         "_publisher",
+        "_routing_id",
         "_state",
         "_sub_commands",
         "_tcur",
@@ -84,6 +100,7 @@ class ZMTPConnection:
         "peer_metadata",
         "peer_minor",
         "peer_socket_type",
+        "protocol",
         "socket_type",
     )
 
@@ -100,6 +117,8 @@ class ZMTPConnection:
         max_msg_size: int = -1,
         buffer_size: int = 256 * 1024,
         check_socket_type: bool = True,
+        routing_id: bytes = b"",
+        zap_enabled: bool = False,
     ) -> None:
         """
         Args:
@@ -115,6 +134,10 @@ class ZMTPConnection:
                 -1 = unlimited.
             buffer_size: receive ring size it may grow to without pressure.
             check_socket_type: refuse peers whose Socket-Type is incompatible.
+            routing_id: our ROUTING_ID, for the identity frame of ZMTP 1.0/2.0
+                peers (and the length in our signature's padding).
+            zap_enabled: a ZAP domain is set (libzmq's ``zap_enabled``): like
+                any mechanism but NULL, it refuses ZMTP 1.0/2.0 peers.
 
         Raises:
             ValueError: `socket_type` is not a ZeroMQ socket type name.
@@ -126,7 +149,13 @@ class ZMTPConnection:
         mechanism.configure(socket_type=socket_type, check_socket_type=check_socket_type)
         self._decoder = FrameDecoder(buffer_size=buffer_size, max_msg_size=max_msg_size)
         self._encoder = FrameEncoder()
-        self._encoder.add_raw(GREETING_PREFIX)
+        self._encoder.add_raw(signature(len(routing_id)))
+        self._major_sent = False
+        self._routing_id = routing_id
+        self._check_type = check_socket_type
+        # ZMTP 1.0/2.0 have no security: only NULL without ZAP may downgrade.
+        self._legacy_ok = not zap_enabled and mechanism.name == b"NULL" and mechanism.zap is None
+        self._legacy: LegacyHandshake | None = None
         self._state = "greeting"
         self._hs_deadline = now + handshake_ivl if handshake_ivl > 0 else None
         self._heartbeat = Heartbeat(ivl=heartbeat_ivl, ttl=heartbeat_ttl, timeout=heartbeat_timeout)
@@ -146,9 +175,12 @@ class ZMTPConnection:
         self.peer_identity = b""
         #: every ZMTP property the peer sent; case-insensitive look-ups.
         self.peer_metadata = Metadata()
-        #: the peer's greeting version (-1 until its greeting arrived).
+        #: the peer's greeting version (-1 until its greeting arrived; the
+        #: major stays -1 for a ZMTP 1.0 peer without a revision).
         self.peer_major = -1
         self.peer_minor = -1
+        #: "ZMTP/3.1", "ZMTP/3.0", "ZMTP/2.0" or "ZMTP/1.0" once known.
+        self.protocol = ""
 
     # ------------------------------------------------------------ state
     @property
@@ -233,9 +265,15 @@ class ZMTPConnection:
 
     # -------------------------------------------------------- handshake
     def _advance_handshake(self, now: float) -> None:
-        decoder = self._decoder
         if self._state == "greeting" and not self._read_greeting():
             return
+        legacy = self._legacy
+        if legacy is not None:
+            self._decoder = legacy.advance(self._decoder)
+            if legacy.done:
+                self._legacy_complete(legacy)
+            return
+        decoder = self._decoder
         mechanism = self.mechanism
         while self._state == "handshake" and mechanism.wants_input():
             frame = decoder.next_frame()
@@ -250,14 +288,23 @@ class ZMTPConnection:
             self._after_mechanism(now)
 
     def _read_greeting(self) -> bool:
-        """Handle the peer's greeting bytes; True once all 64 were read."""
+        """Handle the peer's greeting bytes; True once all 64 were read, or
+        once a ZMTP 1.0/2.0 peer was recognised (`_legacy` carries on)."""
         decoder = self._decoder
         if self.peer_major < 0:
             head = decoder.peek_raw(PREFIX_SIZE)
-            check_signature(head)
-            if len(head) < PREFIX_SIZE:
+            if not head:
                 return False
-            self.peer_major = head[10]
+            if not self._major_sent and signature_complete(head):
+                self._encoder.add_raw(MAJOR_BYTE)
+                self._major_sent = True
+            revision = peer_revision(head)
+            if revision is None:
+                return False
+            if revision < _FIRST_3X_REVISION:
+                self._start_legacy(revision)
+                return True
+            self.peer_major = revision
             mechanism = self.mechanism
             self._encoder.add_raw(greeting_rest(mechanism.name, mechanism.as_server))
         raw = decoder.take_raw(GREETING_SIZE)
@@ -265,11 +312,37 @@ class ZMTPConnection:
             return False
         peer = parse_greeting(raw, self.mechanism.name)
         self.peer_minor = peer.minor
+        self.protocol = "ZMTP/3.1" if peer.speaks_31 else "ZMTP/3.0"
         decoder.start_framing()
         self._state = "handshake"
         self.mechanism.start(peer)
         self._drain_mechanism()
         return True
+
+    def _start_legacy(self, revision: int) -> None:
+        """The peer speaks ZMTP 1.0 or 2.0: refuse it if we need security (RFC
+        37 "Backwards Interoperability", libzmq), else continue in its protocol."""
+        if not self._legacy_ok:
+            raise refusal(revision, self.mechanism.name)
+        legacy = LegacyHandshake(
+            revision,
+            socket_type=self.socket_type,
+            routing_id=self._routing_id,
+            check_socket_type=self._check_type,
+        )
+        self._encoder = legacy.start(self._encoder)
+        self._legacy = legacy
+        self.protocol = legacy.protocol
+        if revision >= 0:
+            self.peer_major = revision
+        self._state = "handshake"
+
+    def _legacy_complete(self, legacy: LegacyHandshake) -> None:
+        """The peer's identity frame arrived. No metadata, no mechanism, no
+        heartbeats (ZMTP 1.0/2.0 have no commands), subscriptions as messages."""
+        self.peer_socket_type = legacy.peer_socket_type
+        self.peer_identity = legacy.peer_identity
+        self._ready()
 
     def _drain_mechanism(self) -> None:
         """Queue the mechanism's pending commands and ZAP request."""
@@ -292,18 +365,22 @@ class ZMTPConnection:
 
     def _handshake_complete(self, now: float) -> None:
         mechanism = self.mechanism
-        self.handshake_done = True
-        self._state = "ready"
-        self._hs_deadline = None
         metadata = mechanism.peer_metadata
         self.peer_metadata = metadata
         self.peer_socket_type = (metadata.get(PROPERTY_SOCKET_TYPE) or b"").decode("latin-1")
         self.peer_identity = metadata.get(PROPERTY_IDENTITY) or b""
         # libzmq 4.3.3+: SUBSCRIBE/CANCEL as commands only to ZMTP 3.1+ peers.
-        speaks_31 = self.peer_major > 3 or self.peer_minor >= 1
+        speaks_31 = self.protocol == "ZMTP/3.1"
         self._sub_commands = self.socket_type in SUBSCRIBERS and speaks_31
         self._transform = mechanism.transforms_frames
         self._heartbeat.start(now)
+        self._ready()
+
+    def _ready(self) -> None:
+        """The handshake is over: messages flow, those sent early first."""
+        self.handshake_done = True
+        self._state = "ready"
+        self._hs_deadline = None
         if self._early:
             early, self._early = self._early, []
             self.send_messages(early)

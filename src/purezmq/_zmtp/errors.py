@@ -40,7 +40,7 @@ ZAP_INVALID_METADATA = 0x20000005
 #: reports those as HANDSHAKE_FAILED_NO_DETAIL / DISCONNECTED, without a code.
 NO_CODE = 0
 
-ErrorKind = Literal["protocol", "timeout", "peer", "auth"]
+ErrorKind = Literal["protocol", "timeout", "peer", "auth", "refused"]
 
 
 class ProtocolError(Exception):
@@ -54,7 +54,10 @@ class ProtocolError(Exception):
         kind: ``"protocol"`` malformed input; ``"timeout"`` handshake or
             heartbeat deadline passed; ``"peer"`` the peer sent an ERROR
             command (``peer_reason`` holds its reason); ``"auth"`` our ZAP
-            handler refused the peer (``zap_status`` holds the code).
+            handler refused the peer (``zap_status`` holds the code);
+            ``"refused"`` the peer speaks ZMTP 1.0/2.0, which has no security,
+            and this socket requires some (libzmq then reports nothing but
+            the disconnection).
         during_handshake: True when the connection never became ready
             (libzmq emits HANDSHAKE_FAILED_* events only then).
         peer_reason: the reason in the peer's ERROR command (kind "peer").

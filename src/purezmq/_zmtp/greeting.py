@@ -1,9 +1,9 @@
-"""The 64-byte ZMTP 3.x greeting (RFC 37 "Version Negotiation").
+"""The greeting: which ZMTP the peer speaks, and the 64-byte ZMTP 3.x greeting.
 
-::
+ZMTP 3.x (RFC 37 "Version Negotiation")::
 
     0      0xFF            signature start
-    1-8    padding         (ignored; ZMTP 1.0 peers read it as a length)
+    1-8    padding         our identity's length + 1 (for ZMTP 1.0 peers)
     9      0x7F            signature end (bit 0 set = versioned peer)
     10     major = 3
     11     minor = 1       (0 for ZMTP 3.0)
@@ -11,10 +11,21 @@
     32     as-server       0/1
     33-63  filler          zeros
 
-We send it in two parts as libzmq does: the first 11 bytes (signature and
-major version) at once, the other 53 once the peer's first 11 bytes showed
-a ZMTP 3+ peer. ZMTP 1.0/2.0 peers are refused (no downgrade), which RFC 37
-also recommends against downgrade attacks.
+We send it in three steps, as libzmq 4.3 does, so that older peers can be
+detected and spoken to (RFC 37 "Detecting ZMTP 1.0 and 2.0 Peers"):
+
+1. the 10-byte signature at once. Its padding is the 64-bit length of an
+   identity frame (our routing id's length + 1), so a ZMTP 1.0 peer, which
+   knows no signature, reads it as the header of our identity frame;
+2. the major version once the peer's own signature arrived (a ZMTP 1.0 peer
+   has none: its first byte is not 0xFF, or bit 0 of its 10th byte is 0);
+3. once the peer's major version arrived: for 3.x, the rest of the 3.x
+   greeting; for 2.0 (revision 1) and versioned 1.0 (revision 0), our
+   socket type (`legacy.py` carries on from there).
+
+`peer_revision` reads the peer's first bytes the way libzmq's
+``zmtp_engine_t::receive_greeting`` and ``select_handshake_fun`` do: a
+revision of 2 or more is ZMTP 3.x (libzmq speaks 3.1 to a 2).
 """
 
 from __future__ import annotations
@@ -22,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from .errors import ZMTP_MECHANISM_MISMATCH, ZMTP_UNSPECIFIED, ProtocolError
+from .errors import ZMTP_MECHANISM_MISMATCH, ProtocolError
 
 GREETING_SIZE: Final = 64
 #: Signature (10 bytes) plus the major version.
@@ -31,7 +42,43 @@ MAJOR: Final = 3
 MINOR: Final = 1
 MECHANISM_SIZE: Final = 20
 
-GREETING_PREFIX: Final = b"\xff" + b"\x00" * 8 + b"\x7f" + bytes((MAJOR,))
+#: The signature alone: what we send before reading anything.
+SIGNATURE_SIZE: Final = 10
+#: Our major version, sent once the peer's signature showed a versioned peer.
+MAJOR_BYTE: Final = bytes((MAJOR,))
+
+#: `peer_revision` for a ZMTP 1.0 peer that sent no revision at all.
+UNVERSIONED: Final = -1
+#: Peer revisions (byte 10 of its greeting) below ZMTP 3.x.
+REVISION_ZMTP10: Final = 0
+REVISION_ZMTP20: Final = 1
+
+
+def signature(routing_id_size: int) -> bytes:
+    """Our 10-byte signature: 0xFF, the 64-bit length of an identity frame
+    of `routing_id_size` bytes (ZMTP 1.0 counts the flags octet), 0x7F."""
+    return b"\xff" + (routing_id_size + 1).to_bytes(8, "big") + b"\x7f"
+
+
+def signature_complete(head: bytes) -> bool:
+    """Do these first bytes hold a whole versioned signature (so our major
+    version may follow)?"""
+    return len(head) >= SIGNATURE_SIZE and head[0] == 0xFF and bool(head[9] & 0x01)
+
+
+def peer_revision(head: bytes) -> int | None:
+    """The peer's protocol revision from its first 1..11 bytes: `UNVERSIONED`
+    (ZMTP 1.0), its major version byte (0: versioned 1.0, 1: 2.0, 2 or
+    more: 3.x), or None while the bytes do not tell yet."""
+    if head[0] != 0xFF:
+        return UNVERSIONED  # a ZMTP 1.0 short identity length (or not ZMTP)
+    if len(head) < SIGNATURE_SIZE:
+        return None
+    if not head[9] & 0x01:
+        return UNVERSIONED  # a ZMTP 1.0 long identity length, then its flags
+    if len(head) < PREFIX_SIZE:
+        return None
+    return head[10]
 
 
 def greeting_rest(mechanism: bytes, as_server: bool, minor: int = MINOR) -> bytes:
@@ -46,30 +93,6 @@ def greeting_rest(mechanism: bytes, as_server: bool, minor: int = MINOR) -> byte
     )
 
 
-def check_signature(data: bytes) -> None:
-    """Reject a non-ZMTP or pre-3.0 peer from the first bytes it sent.
-
-    Called with 1..11 bytes: fails as early as the bytes allow (a non-0xFF
-    first byte is an unversioned ZMTP 1.0 peer or not ZMTP at all).
-    """
-    if data[0] != 0xFF:
-        raise ProtocolError(
-            f"not a ZMTP 3 greeting (first byte {data[0]:#04x}); ZMTP 1.0 peers are not supported",
-            code=ZMTP_UNSPECIFIED,
-        )
-    if len(data) >= 10 and not data[9] & 0x01:
-        raise ProtocolError(
-            "unversioned ZMTP 1.0 greeting; ZMTP 1.0/2.0 peers are not supported",
-            code=ZMTP_UNSPECIFIED,
-        )
-    if len(data) >= 11 and data[10] < MAJOR:
-        raise ProtocolError(
-            f"peer speaks ZMTP major version {data[10]}; downgrade to "
-            "ZMTP 1.0/2.0 is not supported (need 3.0 or later)",
-            code=ZMTP_UNSPECIFIED,
-        )
-
-
 @dataclass(frozen=True, slots=True)
 class PeerGreeting:
     """What the peer's greeting told us."""
@@ -81,19 +104,20 @@ class PeerGreeting:
 
     @property
     def speaks_31(self) -> bool:
-        """ZMTP 3.1 or later: SUBSCRIBE/CANCEL commands, heartbeats."""
-        return self.major > 3 or self.minor >= 1
+        """ZMTP 3.1 or later: SUBSCRIBE/CANCEL commands, heartbeats. (A major
+        version of 2 gets 3.1 too, as in libzmq.)"""
+        return self.major != MAJOR or self.minor >= 1
 
 
 def parse_greeting(data: bytes, mechanism: bytes) -> PeerGreeting:
-    """Validate all 64 bytes against our mechanism name.
+    """Validate all 64 bytes of a ZMTP 3.x greeting against our mechanism name
+    (the signature and version were read by `peer_revision` already).
 
     The mechanism field must equal ours NUL-padded, byte for byte, as libzmq
     compares it (``memcmp`` of 20 bytes). The as-server byte is not checked
     for NULL - libzmq ignores it too - and higher versions are accepted
     (RFC 37: a peer MUST accept higher versions; we then speak 3.1 framing).
     """
-    check_signature(data)
     field = data[12:32]
     if field != mechanism.ljust(MECHANISM_SIZE, b"\x00"):
         theirs = field.rstrip(b"\x00").decode("ascii", "replace")

@@ -17,6 +17,7 @@ SOCKET_TYPES: Final = (
     "PULL", "PUSH", "XPUB", "XSUB", "STREAM",
 )  # fmt: skip
 #: Draft socket types (numbers 12-20 in libzmq's draft API).
+DRAFT_BASE: Final = 12
 DRAFT_SOCKET_TYPES: Final = (
     "SERVER", "CLIENT", "RADIO", "DISH", "GATHER", "SCATTER",
     "DGRAM", "PEER", "CHANNEL",
@@ -74,6 +75,23 @@ def compatible(ours: str, peer: str) -> bool:
     """
     peers = LEGAL_PEERS.get(ours)
     return peers is not None and peer in peers
+
+
+def type_number(socket_type: str) -> int:
+    """libzmq's ``ZMQ_*`` number of a type: the socket-type octet of a
+    ZMTP/2.0 greeting (RFC 15; libzmq sends the number of XPUB and XSUB too)."""
+    if socket_type in SOCKET_TYPES:
+        return SOCKET_TYPES.index(socket_type)
+    return DRAFT_BASE + DRAFT_SOCKET_TYPES.index(socket_type)
+
+
+def type_name(number: int) -> str:
+    """The type a ZMTP/2.0 socket-type octet names; "" for an unknown number."""
+    if 0 <= number < len(SOCKET_TYPES):
+        return SOCKET_TYPES[number]
+    if 0 <= number - DRAFT_BASE < len(DRAFT_SOCKET_TYPES):
+        return DRAFT_SOCKET_TYPES[number - DRAFT_BASE]
+    return ""
 
 
 def sends_identity(socket_type: str) -> bool:

@@ -17,6 +17,10 @@ GREETING_30_NULL = (
     b"\xff" + b"\x00" * 8 + b"\x7f" + b"\x03\x00" + b"NULL" + b"\x00" * 16 + b"\x00" + b"\x00" * 31
 )
 GREETING_31_NULL = GREETING_30_NULL[:11] + b"\x01" + GREETING_30_NULL[12:]
+#: Our own greeting, byte for byte what libzmq 4.3 sends: the padding holds
+#: the length of an identity frame (routing id + 1), for ZMTP 1.0 peers.
+OUR_SIGNATURE = b"\xff" + b"\x00" * 7 + b"\x01" + b"\x7f"
+OUR_GREETING_31_NULL = OUR_SIGNATURE + GREETING_31_NULL[10:]
 READY_DEALER = b"\x04\x29\x05READY\x0bSocket-Type\x00\x00\x00\x06DEALER\x08Identity\x00\x00\x00\x00"
 READY_XPUB = b"\x04\x1a\x05READY\x0bSocket-Type\x00\x00\x00\x04XPUB"
 READY_SUB = b"\x04\x19\x05READY\x0bSocket-Type\x00\x00\x00\x03SUB"

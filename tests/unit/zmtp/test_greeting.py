@@ -1,4 +1,4 @@
-"""Greeting: golden bytes, two-part sending, validation (RFC 23/37, libzmq)."""
+"""Greeting: golden bytes, sending in three steps, validation (RFC 23/37, libzmq)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,9 @@ from .helpers import (
     FEED_MODES,
     GREETING_30_NULL,
     GREETING_31_NULL,
+    OUR_GREETING_31_NULL,
+    OUR_SIGNATURE,
+    command_frame,
     feed,
     greeting,
     make_conn,
@@ -25,27 +28,41 @@ def test_hand_written_greetings_match_the_spec_layout() -> None:
     assert GREETING_31_NULL[11] == 1
 
 
-def test_first_eleven_bytes_are_queued_at_once() -> None:
+def test_signature_is_queued_at_once_with_libzmqs_padding() -> None:
+    """10 bytes first, as libzmq 4.3: the padding is an identity frame's length
+    (routing id + 1), so that a ZMTP 1.0 peer reads our identity frame."""
     conn = make_conn()
     before = conn.has_output
-    assert out_bytes(conn) == b"\xff" + b"\x00" * 8 + b"\x7f\x03"
+    assert out_bytes(conn) == OUR_SIGNATURE == b"\xff" + b"\x00" * 7 + b"\x01\x7f"
     assert (before, conn.has_output) == (True, False)
     assert conn.state == "greeting"
+    named = make_conn(routing_id=b"abc")
+    assert out_bytes(named) == b"\xff" + b"\x00" * 7 + b"\x04\x7f"
 
 
-def test_rest_of_greeting_waits_for_peers_first_eleven_bytes() -> None:
+def test_major_waits_for_the_peers_signature_and_the_rest_for_its_major() -> None:
     conn = make_conn()
     out_bytes(conn)
-    feed(conn, GREETING_31_NULL[:10])
+    feed(conn, GREETING_31_NULL[:9])
     assert not conn.has_output
+    feed(conn, GREETING_31_NULL[9:10])
+    assert out_bytes(conn) == b"\x03"
     feed(conn, GREETING_31_NULL[10:11])
-    assert out_bytes(conn) == GREETING_31_NULL[11:]
+    assert out_bytes(conn) == OUR_GREETING_31_NULL[11:]
+
+
+def test_major_and_rest_go_together_when_eleven_bytes_arrive_at_once() -> None:
+    conn = make_conn()
+    out_bytes(conn)
+    feed(conn, GREETING_31_NULL[:11])
+    assert out_bytes(conn) == OUR_GREETING_31_NULL[10:]
 
 
 def test_full_greeting_is_zmtp_31_null() -> None:
     conn = make_conn()
     feed(conn, GREETING_31_NULL)
-    assert out_bytes(conn).startswith(GREETING_31_NULL)
+    assert out_bytes(conn).startswith(OUR_GREETING_31_NULL)
+    assert conn.protocol == "ZMTP/3.1"
 
 
 @pytest.mark.parametrize("mode", FEED_MODES)
@@ -71,34 +88,39 @@ def test_higher_versions_are_accepted(major_minor: tuple[int, int]) -> None:
     assert conn.handshake_done and (conn.peer_major, conn.peer_minor) == major_minor
 
 
-@pytest.mark.parametrize("first", [b"\x00", b"G", b"\x01\x00"])
-def test_non_zmtp3_first_byte_fails_immediately(first: bytes) -> None:
+def test_zero_first_byte_is_a_zmtp10_frame_of_length_zero() -> None:
+    """A first byte that is not 0xFF is a ZMTP 1.0 identity length (RFC 15);
+    0 is no valid length (libzmq: EPROTO)."""
     conn = make_conn()
-    with pytest.raises(ProtocolError, match=r"ZMTP 1\.0") as info:
-        feed(conn, first)
+    with pytest.raises(ProtocolError, match="length 0") as info:
+        feed(conn, b"\x00")
     assert info.value.kind == "protocol" and info.value.during_handshake
     assert conn.state == "closed" and conn.close_reason is info.value
 
 
-def test_http_request_is_refused() -> None:
-    conn = make_conn()
-    with pytest.raises(ProtocolError):
-        feed(conn, b"GET / HTTP/1.1\r\n\r\n")
+def test_http_request_waits_as_a_zmtp10_identity_until_the_handshake_timer() -> None:
+    """'G' reads as a 1.0 identity of 70 bytes: nothing is refused, nothing is
+    delivered, and HANDSHAKE_IVL ends it (libzmq would wait for ever)."""
+    conn = make_conn(handshake_ivl=5.0)
+    feed(conn, b"GET / HTTP/1.1\r\n\r\n")
+    assert conn.protocol == "ZMTP/1.0" and not conn.handshake_done
+    with pytest.raises(ProtocolError, match="handshake timed out"):
+        conn.on_timer(5.0)
 
 
-def test_unversioned_signature_is_refused() -> None:
+def test_unversioned_long_header_of_length_zero_is_refused() -> None:
     conn = make_conn()
-    with pytest.raises(ProtocolError, match="unversioned"):
+    with pytest.raises(ProtocolError, match="length 0"):
         feed(conn, b"\xff" + b"\x00" * 8 + b"\x7e")
 
 
-@pytest.mark.parametrize("major", [0, 1, 2])
-def test_zmtp_1_and_2_peers_are_refused_without_downgrade(major: int) -> None:
-    conn = make_conn()
-    out_bytes(conn)
-    with pytest.raises(ProtocolError, match="not supported"):
-        feed(conn, greeting(major=major))
-    assert out_bytes(conn) == b""  # nothing beyond our first 11 bytes
+def test_major_two_is_zmtp3_as_libzmq_takes_it() -> None:
+    """libzmq's select_handshake_fun speaks 3.1 to any revision from 2 on."""
+    conn = make_conn("SUB")
+    feed(conn, greeting(major=2, minor=0) + ready_frame(b"PUB"))
+    assert conn.handshake_done and conn.protocol == "ZMTP/3.1"
+    conn.send_messages([[b"\x01topic"]])
+    assert out_bytes(conn).endswith(command_frame(b"\x09SUBSCRIBE" + b"topic"))
 
 
 @pytest.mark.parametrize(

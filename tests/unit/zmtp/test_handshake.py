@@ -27,6 +27,8 @@ from purezmq._zmtp import (
 from .helpers import (
     FEED_MODES,
     GREETING_31_NULL,
+    OUR_GREETING_31_NULL,
+    OUR_SIGNATURE,
     READY_DEALER,
     READY_SUB,
     READY_XPUB,
@@ -60,7 +62,7 @@ def identity_for(socket_type: str) -> bytes | None:
 def test_dealer_ready_golden_bytes() -> None:
     conn = make_conn("DEALER", identity=b"")
     feed(conn, GREETING_31_NULL)
-    assert out_bytes(conn) == GREETING_31_NULL + READY_DEALER
+    assert out_bytes(conn) == OUR_GREETING_31_NULL + READY_DEALER
 
 
 @pytest.mark.parametrize(("socket_type", "ready"), [("XPUB", READY_XPUB), ("SUB", READY_SUB)])
@@ -212,9 +214,9 @@ def test_readys_after_handshake_are_ignored() -> None:
 def test_messages_sent_before_the_handshake_wait_for_it() -> None:
     conn = make_conn("DEALER", identity=b"")
     conn.send_messages([[b"early"], [b"a", b"b"]])
-    assert out_bytes(conn) == GREETING_31_NULL[:11]
+    assert out_bytes(conn) == OUR_SIGNATURE
     feed(conn, GREETING_31_NULL)
-    assert out_bytes(conn) == GREETING_31_NULL[11:] + READY_DEALER
+    assert out_bytes(conn) == OUR_GREETING_31_NULL[10:] + READY_DEALER
     feed(conn, ready_frame(b"ROUTER"))
     assert out_bytes(conn) == message_bytes([b"early"]) + message_bytes([b"a", b"b"])
 
@@ -254,7 +256,7 @@ def test_null_zap_request_frames_follow_rfc27() -> None:
     conn = zap_conn()
     assert conn.zap_request() == [b"1.0", b"1", b"global", b"127.0.0.1", b"id1", b"NULL"]
     assert conn.zap_request() is None  # handed out once
-    assert out_bytes(conn) == GREETING_31_NULL[11:]  # READY waits for ZAP
+    assert out_bytes(conn) == OUR_GREETING_31_NULL[10:]  # READY waits for ZAP
     assert not conn.handshake_done
 
 
