@@ -120,6 +120,8 @@ class Capture:
         retention_age_s: float | None = None,
         retention_bytes: int | None = None,
         retention_interval_s: float = 10.0,
+        retention_hard_age_s: float | None = None,
+        retention_hard_bytes: int | None = None,
         context: Any = None,
         on_seal: Callable[[str, SegmentInfo], None] | None = None,
     ) -> None:
@@ -140,6 +142,8 @@ class Capture:
         self.retention_age_s = retention_age_s
         self.retention_bytes = retention_bytes
         self.retention_interval_s = retention_interval_s
+        self.retention_hard_age_s = retention_hard_age_s
+        self.retention_hard_bytes = retention_hard_bytes
         self.on_seal = on_seal
         self.stats = {s.stream: StreamStats() for s in sources}
         if len(self.stats) != len(sources):
@@ -276,11 +280,15 @@ class Capture:
         live.pending_acks = keep
 
     def _retain(self) -> None:
-        if self.retention_age_s is None and self.retention_bytes is None:
+        limits = (self.retention_age_s, self.retention_bytes, self.retention_hard_age_s,
+                  self.retention_hard_bytes)  # fmt: skip
+        if all(x is None for x in limits):
             return
         self.journal.apply_retention(
             max_age_s=self.retention_age_s,
             max_bytes=self.retention_bytes,
+            hard_max_age_s=self.retention_hard_age_s,
+            hard_max_bytes=self.retention_hard_bytes,
             streams=[s.stream for s in self.sources],
         )
 

@@ -84,6 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seal-count", type=int, default=None)
     p.add_argument("--retention-age", type=parse_age, default=None)
     p.add_argument("--retention-bytes", type=parse_size, default=None)
+    p.add_argument("--retention-hard-age", type=parse_age, default=None,
+                   help="delete past this age even if a reader has not read it")
+    p.add_argument("--retention-hard-bytes", type=parse_size, default=None)
     p.add_argument("--max-messages", type=int, default=None, help="stop after N messages")
     p.add_argument("--events", action="store_true", help="print JSON lines: ready/sealed/stopped")
     p.add_argument("--stats-ms", type=int, default=0, help="with --events: stats every N ms")
@@ -121,8 +124,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("retain", help="delete segments beyond an age or size")
     p.add_argument("path")
-    p.add_argument("--max-age", type=parse_age, default=None)
-    p.add_argument("--max-bytes", type=parse_size, default=None)
+    p.add_argument("--max-age", type=parse_age, default=None, help="soft: readers hold it back")
+    p.add_argument("--max-bytes", type=parse_size, default=None, help="soft")
+    p.add_argument("--hard-max-age", type=parse_age, default=None, help="whatever readers say")
+    p.add_argument("--hard-max-bytes", type=parse_size, default=None, help="hard")
 
     p = sub.add_parser("verify", help="check every segment's CRC32C, rows and density")
     p.add_argument("path")
@@ -154,6 +159,7 @@ def _cmd_capture(a: argparse.Namespace) -> int:
     cap = Capture(
         j, [src], seal_bytes=a.seal_bytes, seal_age_s=a.seal_ms / 1000, seal_count=a.seal_count,
         retention_age_s=a.retention_age, retention_bytes=a.retention_bytes, on_seal=sealed,
+        retention_hard_age_s=a.retention_hard_age, retention_hard_bytes=a.retention_hard_bytes,
     )  # fmt: skip
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: cap.stop())
@@ -199,6 +205,8 @@ def _cmd_ls(a: argparse.Namespace) -> int:
             if a.segments:
                 for x in segs:
                     print(f"    {x.name}  {x.count} msgs  {x.size} bytes")
+    for name, pos in j.consumers().items():
+        print(f"  reader {name}: " + ", ".join(f"{s}/{p}@{q}" for (s, p), q in pos.items()))
     return 0
 
 
@@ -270,10 +278,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"journal {j.uri} id={j.journal_id} format={j.segment_format}")
             return 0
         if a.cmd == "retain":
-            if a.max_age is None and a.max_bytes is None:
-                print("retain: give --max-age and/or --max-bytes", file=sys.stderr)
+            limits = (a.max_age, a.max_bytes, a.hard_max_age, a.hard_max_bytes)
+            if all(x is None for x in limits):
+                print("retain: give --max-age, --max-bytes or their --hard- forms", file=sys.stderr)
                 return 2
-            gone = Journal.open(a.path).apply_retention(max_age_s=a.max_age, max_bytes=a.max_bytes)
+            gone = Journal.open(a.path).apply_retention(
+                max_age_s=a.max_age, max_bytes=a.max_bytes,
+                hard_max_age_s=a.hard_max_age, hard_max_bytes=a.hard_max_bytes,
+            )  # fmt: skip
             for stream, seg in gone:
                 print(f"deleted {stream}/{seg.name}")
             return 0

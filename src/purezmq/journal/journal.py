@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from .writer import StreamWriter
 
 FORMAT_NAME = "purezmq-journal"
+CONSUMERS_DIR = "consumers"
 # 2: partitions (``partition=<k>`` directories), a CRC32C in every segment's
 # name, each frame stored once. Version-1 journals are read as they are and
 # upgraded when a writer opens them (their old segments stay readable).
@@ -270,6 +271,26 @@ class Journal:
             ):
                 yield Message(stream, seq, ts, topic, frames, partition)
 
+    def seq_at_time(self, stream: str, t_us: int, partition: int = 0) -> int | None:
+        """The first retained seq whose timestamp is >= `t_us`, or None if there is none.
+
+        Kafka's ``offsetsForTimes``. Timestamps are capture (receive) times,
+        so a segment sealed before `t_us` holds none at or after it: segments
+        are skipped by their file's mtime (seal time) and only the first ones
+        that may hold a match are opened (and checked) - usually one.
+        """
+        from .reader import read_segment
+
+        for seg in self.segments(stream, partition):
+            if seg.mtime and seg.mtime * 1_000_000 < t_us:
+                continue
+            for batch in read_segment(self.fs, self.stream_path(stream), seg):
+                ts = batch.column(1).cast("int64").to_pylist()
+                for i, t in enumerate(ts):
+                    if t >= t_us:
+                        return int(batch.column(0)[i].as_py())
+        return None
+
     def count(self, stream: str, partition: int | None = None) -> int:
         """How many messages `stream` retains (one partition, or all), from the listing."""
         listing = self.listing(stream)
@@ -284,24 +305,37 @@ class Journal:
         max_bytes: int | None = None,
         streams: list[str] | None = None,
         now: float | None = None,
+        hard_max_age_s: float | None = None,
+        hard_max_bytes: int | None = None,
     ) -> list[tuple[str, SegmentInfo]]:
-        """Delete the oldest segments beyond `max_age_s` or `max_bytes` per stream partition.
+        """Delete the oldest segments beyond the limits, per stream partition.
 
-        A partition's newest segment is always kept: it carries the next seq, so
-        numbering stays dense across restarts even after everything aged out.
-        Age is the segment file's mtime (when it was sealed). Returns what was
-        deleted. Readers that planned a deleted segment see a DataLossError.
+        `max_age_s` and `max_bytes` are soft: a segment beyond them is kept
+        while a registered reader (`commit_consumer`) has not read past it.
+        `hard_max_age_s` and `hard_max_bytes` delete whatever readers say, so
+        a reader that stopped for good cannot fill the disk. A partition's
+        newest segment is always kept: it carries the next seq, so numbering
+        stays dense across restarts even after everything aged out. Age is the
+        segment file's mtime (when it was sealed). Returns what was deleted.
+        Readers that planned a deleted segment see a DataLossError.
         """
         now = time.time() if now is None else now
+        readers = list(self.consumers().values())
         deleted: list[tuple[str, SegmentInfo]] = []
         for stream in streams if streams is not None else self.streams():
             check_stream_name(stream)
-            for segs in self.listing(stream).values():
+            for p, segs in self.listing(stream).items():
                 total = sum(s.size for s in segs)
+                held = min((r[(stream, p)] for r in readers if (stream, p) in r), default=None)
                 for seg in segs[:-1]:
-                    too_old = max_age_s is not None and now - seg.mtime > max_age_s
-                    too_big = max_bytes is not None and total > max_bytes
-                    if not (too_old or too_big):
+                    age = now - seg.mtime
+                    hard = (hard_max_age_s is not None and age > hard_max_age_s) or (
+                        hard_max_bytes is not None and total > hard_max_bytes
+                    )
+                    soft = (max_age_s is not None and age > max_age_s) or (
+                        max_bytes is not None and total > max_bytes
+                    )
+                    if not (hard or (soft and (held is None or held >= seg.end))):
                         break
                     self.fs.delete(self.segment_path(stream, seg))
                     total -= seg.size
@@ -313,6 +347,46 @@ class Journal:
                       for s, g in deleted}:  # fmt: skip
                 LocalFS.fsync_dir(d)
         return deleted
+
+    # -------------------------------------------------------------- readers
+    def commit_consumer(self, name: str, positions: dict[tuple[str, int], int]) -> None:
+        """Record that reader `name` has read every seq before `positions` (retention waits).
+
+        `positions` maps (stream, partition) to the next seq the reader will
+        read. The Spark source writes this from ``commit`` when its
+        ``consumerName`` option is set.
+        """
+        check_stream_name(name)
+        streams: dict[str, dict[str, int]] = {}
+        for (s, p), seq in sorted(positions.items()):
+            streams.setdefault(s, {})[str(p)] = int(seq)
+        doc = {"journalId": self.journal_id, "streams": streams, "updated": time.time()}
+        self.fs.makedirs(join(self.root, CONSUMERS_DIR))
+        data = json.dumps(doc, sort_keys=True).encode() + b"\n"
+        self.fs.write_atomic(join(self.root, CONSUMERS_DIR), f"{name}.json", data, overwrite=True)
+
+    def forget_consumer(self, name: str) -> None:
+        """Stop reader `name` from holding back retention."""
+        self.fs.delete(join(self.root, CONSUMERS_DIR, f"{check_stream_name(name)}.json"))
+
+    def consumers(self) -> dict[str, dict[tuple[str, int], int]]:
+        """Registered readers of this journal and their committed positions."""
+        out: dict[str, dict[tuple[str, int], int]] = {}
+        for e in self.fs.list(join(self.root, CONSUMERS_DIR)):
+            if not e.name.endswith(".json") or e.name.startswith("."):
+                continue
+            try:
+                doc = json.loads(self.fs.read_bytes(join(self.root, CONSUMERS_DIR, e.name)))
+                if doc.get("journalId") != self.journal_id:
+                    continue  # a reader of a journal that was here before
+                out[e.name[:-5]] = {
+                    (s, int(p)): int(seq)
+                    for s, parts in doc["streams"].items()
+                    for p, seq in parts.items()
+                }
+            except (OSError, ValueError, KeyError, AttributeError, TypeError):
+                continue  # half-written by a crashed reader: it holds nothing back
+        return out
 
     def segment_path(self, stream: str, seg: SegmentInfo) -> str:
         """The file of a sealed segment."""

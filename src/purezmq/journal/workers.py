@@ -38,7 +38,9 @@ def _child_args(a: argparse.Namespace, k: int, binds: list[str]) -> list[str]:
         args += ["--topic", t]
     optional = {"--format": a.format, "--seal-count": a.seal_count,
                 "--retention-age": a.retention_age, "--retention-bytes": a.retention_bytes,
-                "--max-messages": a.max_messages, "--key-frame": a.key_frame}  # fmt: skip
+                "--max-messages": a.max_messages, "--key-frame": a.key_frame,
+                "--retention-hard-age": a.retention_hard_age,
+                "--retention-hard-bytes": a.retention_hard_bytes}  # fmt: skip
     for flag, value in optional.items():
         if value is not None:
             args += [flag, str(value)]

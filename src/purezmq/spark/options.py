@@ -27,7 +27,9 @@ class OptionError(ValueError):
 SOURCE_OPTIONS = (
     "path", "streams", "streamPattern", "startingOffsets", "endingOffsets",
     "maxOffsetsPerTrigger", "maxBytesPerTrigger", "minPartitions", "failOnDataLoss",
-    "includeFrames",
+    "includeFrames", "minOffsetsPerTrigger", "maxTriggerDelay", "startingTimestamp",
+    "startingOffsetsByTimestamp", "startingOffsetsByTimestampStrategy", "endingTimestamp",
+    "endingOffsetsByTimestamp", "consumerName",
 )  # fmt: skip
 SINK_OPTIONS = (
     "endpoint", "socketType", "topic", "batchHeader", "ackMode", "ackTimeoutMs", "ackRetries",
@@ -86,6 +88,32 @@ def _position(v: object, low: int) -> bool:
     return isinstance(v, int) and not isinstance(v, bool) and v >= low
 
 
+_DELAY = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|)\s*")
+_DELAY_UNITS = {"ms": 0.001, "": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+
+
+def _duration(opts: dict[str, str], name: str, default: str) -> float:
+    """Spark's duration strings, as Kafka's maxTriggerDelay takes them: '15m', '30s', '500ms'."""
+    raw = opts.get(name, default)
+    m = _DELAY.fullmatch(raw.lower())
+    if not m:
+        raise OptionError(f"option {name} must be a duration like 15m, 30s or 500ms, got {raw!r}")
+    return float(m.group(1)) * _DELAY_UNITS[m.group(2)]
+
+
+def _timestamps(opts: dict[str, str], name: str) -> dict[str, int | dict[int, int]] | None:
+    """Kafka's ``{"stream": {"0": ms, ...}}`` (or ``{"stream": ms}``): epoch milliseconds."""
+    if name not in opts:
+        return None
+    spec = _offsets(opts, name, "")
+    if isinstance(spec, str) or min(spec_values(spec), default=0) < 0:
+        raise OptionError(
+            f"option {name} must be JSON like {{\"orders\": {{\"0\": 1700000000000}}}} "
+            f"(epoch milliseconds), got {opts[name]!r}"
+        )
+    return spec
+
+
 def _offsets(opts: dict[str, str], name: str, default: str) -> OffsetSpec:
     """'earliest' | 'latest' | JSON per stream, or per stream and partition as Kafka's.
 
@@ -141,6 +169,14 @@ class SourceOptions:
     fail_on_data_loss: bool = True
     include_frames: bool = True
     include_headers: bool = False
+    min_offsets_per_trigger: int | None = None
+    max_trigger_delay_s: float = 900.0
+    starting_timestamp: int | None = None
+    starting_by_timestamp: dict[str, int | dict[int, int]] | None = None
+    timestamp_strategy: str = "error"
+    ending_timestamp: int | None = None
+    ending_by_timestamp: dict[str, int | dict[int, int]] | None = None
+    consumer_name: str | None = None
 
     @classmethod
     def parse(cls, options: Mapping[str, str], *, streaming: bool) -> SourceOptions:
@@ -167,6 +203,20 @@ class SourceOptions:
         ending = _offsets(o, "endingOffsets", "latest")
         if -2 in spec_values(ending):
             raise OptionError("endingOffsets cannot use -2 (earliest)")
+        if streaming and ("endingTimestamp" in o or "endingOffsetsByTimestamp" in o):
+            raise OptionError("endingTimestamp and endingOffsetsByTimestamp apply to batch reads")
+        strategy = o.get("startingOffsetsByTimestampStrategy", "error").strip().lower()
+        if strategy not in ("error", "latest"):
+            raise OptionError(
+                "option startingOffsetsByTimestampStrategy must be error or latest, "
+                f"got {strategy!r}"
+            )
+        consumer = o.get("consumerName")
+        if consumer is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}", consumer):
+            raise OptionError(
+                "option consumerName must be 1-200 letters, digits, '.', '_' or '-', "
+                f"got {consumer!r}"
+            )
         return cls(
             path=str(path),
             streams=streams,
@@ -178,6 +228,14 @@ class SourceOptions:
             min_partitions=_int(o, "minPartitions", None, 1),
             fail_on_data_loss=_bool(o, "failOnDataLoss", True),
             include_frames=_bool(o, "includeFrames", True),
+            min_offsets_per_trigger=_int(o, "minOffsetsPerTrigger", None, 1),
+            max_trigger_delay_s=_duration(o, "maxTriggerDelay", "15m"),
+            starting_timestamp=_int(o, "startingTimestamp", None, 0),
+            starting_by_timestamp=_timestamps(o, "startingOffsetsByTimestamp"),
+            timestamp_strategy=strategy,
+            ending_timestamp=_int(o, "endingTimestamp", None, 0),
+            ending_by_timestamp=_timestamps(o, "endingOffsetsByTimestamp"),
+            consumer_name=consumer,
         )
 
     def selects(self, stream: str) -> bool:

@@ -83,8 +83,55 @@ def _beyond(planner: Planner, name: str, tp: TP, seq: int, end: int) -> int:
     return end
 
 
+TimeSpec = dict[str, int | dict[int, int]] | None
+
+
+def _by_time(
+    planner: Planner, name: str, every: int | None, spec: TimeSpec, latest_if_none: bool
+) -> dict[TP, int]:
+    """Kafka's timestamp offsets: per partition, the first seq at or after a time (ms).
+
+    `every` (startingTimestamp / endingTimestamp) applies to all partitions;
+    `spec` names some. A partition with no such seq gets its end when
+    `latest_if_none` (Kafka's "latest" strategy, and always for an end),
+    else the read fails, naming it (Kafka's default "error" strategy).
+    """
+    listing = planner.listing()
+    if every is not None:
+        wanted = dict.fromkeys(listing, every)
+    else:
+        assert spec is not None
+        wanted = {tp: ms for tp, ms in _resolve(planner, spec, name).items() if ms >= 0}
+    out: dict[TP, int] = {}
+    for (s, p), ms in wanted.items():
+        seq = planner.journal.seq_at_time(s, ms * 1000, p)
+        if seq is None:
+            _, end = _bounds(listing[(s, p)])
+            if not latest_if_none:
+                raise OptionError(
+                    f"option {name}: stream {s!r} partition {p} holds no message at or after "
+                    f"{ms} ms (set startingOffsetsByTimestampStrategy=latest to start at its end)"
+                )
+            seq = end
+        out[(s, p)] = seq
+    return out
+
+
 def starting(planner: Planner, spec: OffsetSpec) -> JournalOffset:
-    """The offset a new query (or a batch read) starts from."""
+    """The offset a new query (or a batch read) starts from.
+
+    As in Kafka, startingTimestamp wins over startingOffsetsByTimestamp,
+    which wins over startingOffsets.
+    """
+    o = planner.opts
+    if o.starting_timestamp is not None or o.starting_by_timestamp is not None:
+        name = ("startingTimestamp" if o.starting_timestamp is not None
+                else "startingOffsetsByTimestamp")  # fmt: skip
+        by_time = _by_time(planner, name, o.starting_timestamp, o.starting_by_timestamp,
+                           o.timestamp_strategy == "latest")  # fmt: skip
+        if o.starting_timestamp is None:  # partitions not named: earliest
+            by_time = {tp: by_time.get(tp, _bounds(g)[0]) for tp, g in planner.listing().items()}
+        return JournalOffset(planner.journal.journal_id, by_time)
     listing = planner.listing()
     out: dict[TP, int] = {}
     for tp, want in _resolve(planner, spec, "startingOffsets").items():
@@ -99,8 +146,14 @@ def starting(planner: Planner, spec: OffsetSpec) -> JournalOffset:
 
 
 def ending(planner: Planner, spec: OffsetSpec, start: JournalOffset) -> JournalOffset:
-    """Where a batch read ends (endingOffsets), checked against `start`."""
+    """Where a batch read ends (endingOffsets, or Kafka's timestamp forms), checked."""
     listing = planner.listing()
+    o = planner.opts
+    if o.ending_timestamp is not None or o.ending_by_timestamp is not None:
+        name = "endingTimestamp" if o.ending_timestamp is not None else "endingOffsetsByTimestamp"
+        by_time = _by_time(planner, name, o.ending_timestamp, o.ending_by_timestamp, True)
+        spec = {s: {p: by_time.get((s, p), -1) for (t, p) in listing if t == s}
+                for s in {s for s, _ in listing}}  # fmt: skip
     out: dict[TP, int] = {}
     for tp, want in _resolve(planner, spec, "endingOffsets").items():
         _, end = _bounds(listing[tp])

@@ -13,6 +13,7 @@ directory listing (`Planner`), and ``read`` depends only on its partition.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -61,6 +62,7 @@ class ZmqStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def __init__(self, options: SourceOptions) -> None:
         self.opts = options
         self._target: JournalOffset | None = None  # lives in the source runner only
+        self._last_trigger = 0.0  # minOffsetsPerTrigger: when the last batch was let through
 
     def _planner(self) -> Planner:
         # Re-read journal.json each time: a re-created journal must be noticed.
@@ -79,9 +81,25 @@ class ZmqStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return ReadAllAvailable()
 
     def latestOffset(self, start: dict[str, Any], limit: ReadLimit) -> dict[str, Any]:
-        """The next batch's end under `limit` (and the AvailableNow target)."""
+        """The next batch's end under `limit` (and the AvailableNow target).
+
+        With minOffsetsPerTrigger, a batch waits until that many seqs are
+        there or maxTriggerDelay has passed since the last one, as Kafka's
+        source does (Spark has no composite read limit for Python sources,
+        so the source keeps the time itself; AvailableNow ignores it).
+        """
         planner = self._planner()
         lim = _to_limit(limit)
+        if self.opts.min_offsets_per_trigger is not None and self._target is None:
+            begin = JournalOffset.from_json(start)
+            everything = planner.latest(begin, Limit(), None)
+            waiting = sum(v - begin.get(*tp) for tp, v in everything.positions.items())
+            now = time.time()
+            if now - self._last_trigger < self.opts.max_trigger_delay_s and (
+                waiting < self.opts.min_offsets_per_trigger
+            ):
+                return start  # not enough yet: no batch this trigger
+            self._last_trigger = now
         if lim.kind == "rows" and self.opts.max_bytes_per_trigger is not None:
             # Both options given: rows go through Spark, bytes apply here on top.
             by_rows = planner.latest(JournalOffset.from_json(start), lim, self._target)
@@ -114,10 +132,18 @@ class ZmqStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return read_slice(plan)
 
     def commit(self, end: dict[str, Any]) -> None:
-        """Nothing to do: retention is the capture's business, not a reader's.
+        """With ``consumerName``: record the committed offsets, so retention waits for them.
 
-        (Spark calls this one batch late, so it could not gate retention anyway.)
+        Spark calls this one batch late (the last batch of a run only in the
+        next run), so what is recorded is conservative: retention may keep a
+        little more than needed, never delete what the query still reads.
         """
+        if self.opts.consumer_name is None:
+            return
+        off = JournalOffset.from_json(end)
+        journal = Journal.open(self.opts.path)
+        if off.journal_id == journal.journal_id:
+            journal.commit_consumer(self.opts.consumer_name, dict(off.positions))
 
     def stop(self) -> None:
         """Nothing to release (Spark 4.3 never calls this; nothing depends on it)."""
