@@ -32,6 +32,7 @@ t=$SECONDS
 PUREZMQ_EXTRAS="test,lint,curve,spark"
 source "$HERE/_env.sh"
 source "$ROOT/scripts/_java.sh"  # the Spark integration tests need it
+source "$ROOT/scripts/_jeromq.sh"  # the JeroMQ (ZMTP/2.0) interop tests need it
 _took "setup, $PUREZMQ_BUILD build" "$t"
 
 t=$SECONDS

@@ -15,6 +15,7 @@ import zmq
 
 import purezmq
 
+from . import jeromq
 from .helpers import IO_TIMEOUT_MS, bind
 
 
@@ -82,3 +83,19 @@ def peers(ctx: purezmq.Context, zctx: zmq.Context[Any], ipc_dir: str) -> Iterato
     p = Peers(ctx, zctx, ipc_dir)
     yield p
     p.close_all()
+
+
+@pytest.fixture(scope="session")
+def jeromq_classpath(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """JeroPeer.java compiled once per session (skips without a JDK and
+    JeroMQ, except under CI; see jeromq.py)."""
+    jeromq.require()
+    return jeromq.compile_peer(tmp_path_factory.mktemp("jeromq"))
+
+
+@pytest.fixture(scope="module")
+def jero(jeromq_classpath: str) -> Iterator[jeromq.JeroProcess]:
+    """One JeroMQ process for a test module (a JVM takes a moment to start)."""
+    proc = jeromq.JeroProcess(jeromq_classpath)
+    yield proc
+    proc.close()
