@@ -77,6 +77,7 @@ COMPILED_MODULES = [
     "_core/session.py",
     "_core/sessions.py",
     "_core/socket_core.py",
+    "_core/stats.py",
     # _io: the stream engine and a socket's waits.
     "_io/engine.py",
     "_io/threaded/iothread.py",

@@ -143,6 +143,7 @@ class ContextCore:
         """
         ours, theirs = pipepair(sock, None)
         ours.conflate = theirs.conflate = _conflate(sock)
+        ours.label = theirs.label = f"inproc://{name}"
         with self._lock:
             binder = self._inproc.get(name)
             if binder is None:

@@ -37,6 +37,7 @@ from .connections import Backoff, Connection, open_connection
 from .failures import may_reconnect, report_failure
 from .intake import ReadAhead, buffer_has_room, parse_batch, salvage
 from .outflow import DRAIN_AT, encode_batch, has_queued_output
+from .stats import ConnectionCounters
 from .zap import SessionZap, zap_properties
 
 if TYPE_CHECKING:
@@ -76,6 +77,7 @@ class Session:
         self._backoff = Backoff(config.reconnect_ivl, config.reconnect_ivl_max)
         self._fd = -1
         self._no_reconnect = False
+        self.counters = ConnectionCounters()  # for Socket.get_stats
         self._linger = config.linger
         self._zap = SessionZap(owner.ctx, self._zap_wake)
         #: The driver's own bookkeeping when the session ends (after the owner's).
@@ -99,6 +101,7 @@ class Session:
         ours.set_hwms(0 if cfg.conflate else cfg.rcvhwm, 0 if cfg.conflate else cfg.sndhwm)
         ours.conflate = theirs.conflate = cfg.conflate
         theirs.routing_id = cfg.connect_routing_id
+        theirs.label = cfg.endpoint
         theirs.refill = self.refill
         theirs.set_drain(self.drain_output, DRAIN_AT)
         if conn is not None and meta is not None:
@@ -189,6 +192,7 @@ class Session:
                 return 0
             now = monotonic()
             conn.buffer_updated(n, now)
+            self.counters.bytes_in += n
             if not self._handshaken:
                 if isinstance(conn, ZMTPConnection):
                     self._zap.send_pending(conn)  # a mechanism asked ZAP (zap.py)
@@ -411,6 +415,8 @@ class Session:
         report it, and do not reconnect unless it was a timeout."""
         log.info("purezmq: %s: connection closed: %s", self.config.endpoint, err.reason)
         report_failure(self.monitor, self.config.endpoint, err)
+        if err.during_handshake:
+            self.counters.handshake_failures += 1
         if not may_reconnect(err):
             self._no_reconnect = True
 
@@ -431,7 +437,6 @@ class Session:
             self._readahead.cancel()
         if was_up:
             self.monitor.event(_EVENT_DISCONNECTED, self._fd, self.config.endpoint)
-        cfg = self.config
         if not cfg.connect_side or self._done or self._no_reconnect:
             self.finish()
             return None
@@ -445,6 +450,7 @@ class Session:
             pipe.close()
         elif handshaken and self.pipe is not None:
             self.pipe.hiccup()
+        self.counters.reconnects += 1
         return self.next_reconnect_delay()
 
     def _salvage_input(self) -> None:
@@ -475,12 +481,9 @@ class Session:
     def closing(self) -> bool:
         return self._closing
 
-    def abort(self) -> None:
-        """End now, dropping queued messages (unbind of the accepting endpoint)."""
-        self.finish()
-
     def finish(self) -> None:
-        """End the session for good: close our pipe end and the connection."""
+        """End the session for good: close our pipe end and the connection
+        (unbind ends the accepted ones this way, dropping what they queue)."""
         if self._done:
             return
         self._done = True

@@ -20,7 +20,7 @@ from __future__ import annotations
 import errno
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from purezmq import constants as C
 from purezmq._routing.errors import RoutingError
@@ -35,6 +35,7 @@ from .monitor import Monitor
 from .options import OptionValue, SocketOptions
 from .receiving import Receiver, routing_error
 from .sessions import DirectWrites, SessionSet
+from .stats import SocketStats
 
 if TYPE_CHECKING:
     from .context_core import ContextCore
@@ -76,6 +77,7 @@ class SocketCore(Receiver):
         self.monitor = Monitor()
         self.burst = DirectWrites()
         self.sessions = SessionSet()
+        self.stats = SocketStats()
         self.endpoints = Endpoints(self, ctx, self.options)
         #: How other threads wake the owner: the waiter's descriptor by default;
         #: the asyncio facade installs a loop callback instead (see post()).
@@ -135,6 +137,7 @@ class SocketCore(Receiver):
         if pipe not in self._pipes:
             return
         self._pipes.discard(pipe)
+        self.stats.pipe_ended(pipe)
         self.pattern.pipe_terminated(pipe)
         pipe.close()
 
@@ -178,7 +181,16 @@ class SocketCore(Receiver):
 
     def session_done(self, session: Session) -> None:
         self.sessions.discard(session)
+        self.stats.session_ended(session)
         self.ctx.session_done(session)
+
+    def get_stats(self) -> dict[str, Any]:
+        """Statistics of this socket and its connections (see stats.py)."""
+        if self._closed:
+            raise _not_a_socket()
+        self.process_commands()
+        pipes = [(p, p.label) for p in self._pipes]
+        return self.stats.snapshot(self.type_name, pipes, self.sessions.live())
 
     def live_sessions(self) -> list[Session]:
         return self.sessions.live()
@@ -189,6 +201,7 @@ class SocketCore(Receiver):
         pipe.abandon()
         if pipe in self._pipes:
             self._pipes.discard(pipe)
+            self.stats.pipe_ended(pipe)
             self.pattern.pipe_terminated(pipe)
         pipe.set_owner(None)
         pipe.close()
@@ -435,10 +448,6 @@ class SocketCore(Receiver):
             self.endpoints.hand_over(driver)
 
     # ================================================================ monitor
-    def monitor_event(self, event: int, value: int, endpoint: str) -> None:
-        """Publish a monitor event, if a monitor listens for it. Any thread."""
-        self.monitor.event(event, value, endpoint)
-
     def start_monitor(self, addr: str | None, events: int) -> None:
         """Publish events on a PAIR bound at `addr` (inproc); None stops it.
 

@@ -96,7 +96,7 @@ class BoundEndpoint:
         with self._lock:
             sessions = list(self._engines)
         for s in sessions:
-            s.abort()
+            s.finish()
 
 
 class ConnectHandle:

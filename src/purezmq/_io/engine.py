@@ -379,6 +379,7 @@ class StreamEngine:
                 self.io.call_soon(self._lost)
                 return True
             self._last_write = monotonic()
+            session.counters.bytes_out += n
             while n:
                 chunk = out[0]
                 size = _nbytes(chunk)

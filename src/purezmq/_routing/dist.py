@@ -133,8 +133,10 @@ class Distributor:
         if not more:  # single-frame message: the common case, inlined
             for pipe in pipes:
                 if inactive and pipe in inactive:
+                    pipe.drops += 1
                     continue
                 if not pipe.write([frame]):
+                    pipe.drops += 1
                     if failed is None:
                         failed = [pipe]
                     else:
@@ -145,10 +147,13 @@ class Distributor:
         targets: list[Pipe] = []
         for pipe in pipes:
             if inactive and pipe in inactive:
+                pipe.drops += 1
                 continue
             if pipe.check_write():
                 targets.append(pipe)
-            elif failed is None:
+                continue
+            pipe.drops += 1
+            if failed is None:
                 failed = [pipe]
             else:
                 failed.append(pipe)
@@ -165,12 +170,15 @@ class Distributor:
         item: Msg | None = msg
         for pipe in pipes:
             if inactive and pipe in inactive:
+                pipe.drops += 1
                 continue
             if item is None:
                 item = msg.copy()
             if pipe.write(item):
                 item = None
-            elif failed is None:
+                continue
+            pipe.drops += 1
+            if failed is None:
                 failed = [pipe]
             else:
                 failed.append(pipe)

@@ -102,16 +102,19 @@ class Pipe:
         "_pending",
         "_writable",
         "conflate",
+        "discarded",
         "drain",
         "drain_at",
+        "drops",
         "in_closed",
+        "label",
         "metadata",
+        "msgs_out",
         "out_closed",
         "peer",
         "peer_identity",
         "refill",
         "routing_id",
-        "user",
     )
 
     def __init__(
@@ -160,8 +163,19 @@ class Pipe:
         #: The routing id a ROUTER knows this peer by. Preset by the socket for
         #: CONNECT_ROUTING_ID; otherwise assigned by the ROUTER itself.
         self.routing_id: bytes = b""
-        #: Free slot for the owner (a session, a pattern's bookkeeping).
-        self.user: Any = None
+        #: Where the peer is, as the socket's endpoints name it ("tcp://...",
+        #: "inproc://name"): for statistics and for people reading reprs.
+        self.label = ""
+        #: Statistics (Socket.get_stats). Only writes are counted - one integer
+        #: add per message on the sending side, none on the receiving side:
+        #: what an endpoint read is what its peer wrote less what is still
+        #: queued (`msgs_read`). `drops`: messages a pattern dropped because
+        #: this pipe was full (PUB, ROUTER: where libzmq drops); `discarded`:
+        #: inbound messages never read (CONFLATE replaced them, or we ended
+        #: the pipe with them queued).
+        self.msgs_out = 0
+        self.drops = 0
+        self.discarded = 0
 
     def __repr__(self) -> str:
         return f"<Pipe in={len(self._in)} out={len(self._out)} rid={self.routing_id!r}>"
@@ -228,6 +242,7 @@ class Pipe:
         out = self._out
         if len(out) >= self._limit or not self._writable:
             return self._write_slow(msg)
+        self.msgs_out += 1  # before the append: a reader never sees more than counted
         out.append(msg)
         peer = self.peer
         if not peer._in_active:
@@ -249,6 +264,7 @@ class Pipe:
         hwm = self._out_hwm
         if hwm and len(out) >= hwm and not self.check_write():
             return False
+        self.msgs_out += 1  # before the append: a reader never sees more than counted
         out.append(msg)
         peer = self.peer
         if not peer._in_active:
@@ -263,6 +279,7 @@ class Pipe:
         if self.out_closed:
             return
         out = self._out
+        self.msgs_out += 1  # before the append: a reader never sees more than counted
         out.append(msg)
         peer = self.peer
         if not peer._in_active:
@@ -280,6 +297,7 @@ class Pipe:
         its own `refill` hook, so the reader is awake by definition, and the
         caller already limited `msgs` to the room below the HWM.
         """
+        self.msgs_out += len(msgs)
         self._out.extend(msgs)
 
     def write_frame(self, frame: Frame, more: bool) -> None:
@@ -330,6 +348,7 @@ class Pipe:
         if self.conflate:
             while len(q) > 1 and q[1] is not DELIMITER:
                 q.popleft()
+                self.discarded += 1
         msg = q.popleft()
         if msg is DELIMITER:
             self.in_closed = True
@@ -465,9 +484,26 @@ class Pipe:
                 n += 1
             else:
                 self.in_closed = True
+        self.discarded += n
         return n
 
     # ----------------------------------------------------------------- state
+    @property
+    def msgs_read(self) -> int:
+        """Messages read from this endpoint: what the peer wrote, less what is
+        still queued and what was discarded unread (a snapshot: exact once
+        the peer stops writing, never more than was written)."""
+        return self.peer.msgs_out - self.queued_in - self.discarded
+
+    @property
+    def queued_in(self) -> int:
+        """Messages waiting in the inbound queue (the end-of-pipe mark aside)."""
+        q = self._in
+        n = len(q)
+        if n and q[-1] is DELIMITER:
+            n -= 1
+        return n
+
     @property
     def inbound_size(self) -> int:
         return len(self._in)

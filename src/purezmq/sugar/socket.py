@@ -528,6 +528,21 @@ class Socket(SocketBase, AttributeSetter):
         return int(evts.get(self, 0))
 
     # ------------------------------------------------------------ monitor
+    def get_stats(self) -> dict[str, Any]:
+        """Statistics of this socket and each of its connections (a purezmq
+        extension: libzmq counts nothing an application can read).
+
+        A JSON-serialisable snapshot: ``socket_type``; totals ``msgs_in``,
+        ``msgs_out``, ``bytes_in``, ``bytes_out`` (on the wire, framing
+        included; 0 for inproc), ``drops_hwm`` (messages dropped at a full
+        peer where libzmq drops: PUB/XPUB/XSUB, ROUTER), ``queued_in``,
+        ``queued_out`` (messages waiting now), ``reconnects``,
+        ``handshake_failures``; and ``connections``, one record per peer with
+        the same counters plus ``endpoint``, ``transport``, ``peer_address``
+        and ``connected``. Totals include connections that have ended. Exact
+        once traffic is quiet; see docs/statistics.md."""
+        return self._core.get_stats()
+
     def monitor(self, addr: str | None, events: int = C.EVENT_ALL) -> None:
         """Publish socket events on a PAIR bound at `addr` (inproc://); None stops."""
         self._core.start_monitor(addr, events)

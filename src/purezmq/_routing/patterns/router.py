@@ -130,6 +130,7 @@ class Router(Pattern):
             if pipe.out_closed or pipe.peer_closed:
                 raise HostUnreachableError(f"peer {bytes(rid)!r} is disconnecting")
             raise _Full
+        pipe.drops += 1  # libzmq drops a message to a full (or closing) peer
         return None
 
     def send_msg(self, frames: Msg) -> bool:

@@ -1,0 +1,148 @@
+"""Socket statistics: what a socket and each of its connections have done.
+
+libzmq counts nothing an application can read; an operator at 3 a.m. wants
+to know which peer is slow, which queue is full and what was dropped. The
+counters are kept where the work already happens, so that reading them costs
+nothing on the critical path and keeping them almost nothing:
+
+- messages: one integer add per message on the *sending* side of a pipe
+  (`Pipe.msgs_out`); what a socket received from a peer is what the peer
+  wrote less what is still queued (`Pipe.msgs_read`), so receiving costs
+  nothing;
+- bytes on the wire (ZMTP framing included), reconnects and failed
+  handshakes: per read, per write and per event, in the session
+  (`ConnectionCounters`);
+- drops at the high-water mark: where libzmq drops (PUB/XPUB/XSUB to a full
+  subscriber, ROUTER to a full peer), per pipe (`Pipe.drops`).
+
+A connection's counters are folded into the socket's totals when it ends,
+so totals never go backwards. A snapshot is exact once traffic is quiet;
+while messages flow, a count may lead what the application has seen by the
+message being handed over.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from purezmq._routing.pipe import Pipe
+
+    from .session import Session
+
+
+class ConnectionCounters:
+    """What one session counts (it outlives its connections: a connect-side
+    session reconnects, and its counters span all of them)."""
+
+    __slots__ = ("bytes_in", "bytes_out", "handshake_failures", "reconnects")
+
+    def __init__(self) -> None:
+        self.bytes_in = 0
+        self.bytes_out = 0
+        self.reconnects = 0
+        self.handshake_failures = 0
+
+
+#: The per-message counters of a snapshot, in the order they are reported.
+_TOTALS = (
+    "msgs_in",
+    "msgs_out",
+    "bytes_in",
+    "bytes_out",
+    "drops_hwm",
+    "reconnects",
+    "handshake_failures",
+)
+
+
+class SocketStats:
+    """The totals of a socket's ended connections, and snapshots of it all."""
+
+    __slots__ = ("_lock", "_totals")
+
+    def __init__(self) -> None:
+        # Pipes end on the socket's thread, sessions on the driver's.
+        self._lock = threading.Lock()
+        self._totals = dict.fromkeys(_TOTALS, 0)
+
+    def pipe_ended(self, pipe: Pipe) -> None:
+        """Add a pipe's final message counts to the totals. The socket calls it
+        once per pipe, where the pipe leaves its set."""
+        with self._lock:
+            totals = self._totals
+            totals["msgs_in"] += pipe.msgs_read
+            totals["msgs_out"] += pipe.msgs_out
+            totals["drops_hwm"] += pipe.drops
+
+    def session_ended(self, session: Session) -> None:
+        """Add a session's final counts to the totals (once per session: the
+        socket calls it from `session_done`). Any thread."""
+        c = session.counters
+        with self._lock:
+            totals = self._totals
+            totals["bytes_in"] += c.bytes_in
+            totals["bytes_out"] += c.bytes_out
+            totals["reconnects"] += c.reconnects
+            totals["handshake_failures"] += c.handshake_failures
+
+    def snapshot(
+        self,
+        socket_type: str,
+        pipes: list[tuple[Pipe, str]],
+        sessions: list[Session],
+    ) -> dict[str, Any]:
+        """The socket's statistics now: totals and one record per connection.
+
+        `pipes`: the socket's live pipes with the inproc endpoint each came
+        from (ignored for pipes of a session); `sessions`: its live sessions.
+        """
+        by_pipe: dict[int, Session] = {}
+        for s in sessions:
+            if s.pipe is not None:
+                by_pipe[id(s.pipe.peer)] = s
+        connections: list[dict[str, Any]] = []
+        seen: set[int] = set()
+        for pipe, endpoint in pipes:
+            session = by_pipe.get(id(pipe))
+            if session is not None:
+                seen.add(id(session))
+            connections.append(_record(pipe, session, endpoint))
+        for s in sessions:  # connected or retrying, but without a pipe now
+            if id(s) not in seen:
+                connections.append(_record(None, s, s.config.endpoint))
+        report: dict[str, Any] = {"socket_type": socket_type}
+        with self._lock:
+            totals = dict(self._totals)
+        for key in _TOTALS:
+            report[key] = totals[key] + sum(c[key] for c in connections)
+        report["queued_in"] = sum(c["queued_in"] for c in connections)
+        report["queued_out"] = sum(c["queued_out"] for c in connections)
+        report["connections"] = connections
+        return report
+
+
+def _record(pipe: Pipe | None, session: Session | None, endpoint: str) -> dict[str, Any]:
+    """One connection's counters (a pipe, a session, or both)."""
+    c = session.counters if session is not None else ConnectionCounters()
+    if session is not None:
+        endpoint = session.config.endpoint
+        connected = session.engine is not None and session.handshaken
+    else:
+        connected = pipe is not None and not pipe.peer_closed
+    return {
+        "endpoint": endpoint,
+        "transport": endpoint.partition("://")[0],
+        "peer_address": session.peer_address if session is not None else "",
+        "connected": connected,
+        "msgs_in": pipe.msgs_read if pipe is not None else 0,
+        "msgs_out": pipe.msgs_out if pipe is not None else 0,
+        "bytes_in": c.bytes_in,
+        "bytes_out": c.bytes_out,
+        "drops_hwm": pipe.drops if pipe is not None else 0,
+        "queued_in": pipe.queued_in if pipe is not None else 0,
+        "queued_out": pipe.outbound_size if pipe is not None else 0,
+        "reconnects": c.reconnects,
+        "handshake_failures": c.handshake_failures,
+    }
