@@ -104,7 +104,8 @@ class LegacyHandshake:
         if self._revision != REVISION_ZMTP20:
             encoder = V1Encoder.take_over(encoder)
         if self._revision == UNVERSIONED:
-            encoder.add_raw(self._routing_id)
+            if self._routing_id:  # (an empty chunk would stall the engine's writes)
+                encoder.add_raw(self._routing_id)
         else:
             encoder.add_raw(bytes((type_number(self._socket_type),)))
             encoder.add_frame(self._routing_id, 0)

@@ -203,6 +203,17 @@ def test_zmtp10_unversioned_peer(mode: str) -> None:
     assert out_bytes(conn) == v1_message(b"a", b"b" * 254) + v1_message(b"")
 
 
+def test_zmtp10_anonymous_identity_queues_no_empty_chunk() -> None:
+    """Our signature was a whole (empty) identity frame: nothing follows it,
+    not even an empty chunk (a driver may take b"" for a stalled write)."""
+    conn = make_conn("PUSH")
+    out_bytes(conn)
+    feed(conn, v1_frame(b""))
+    assert conn.handshake_done and not conn.has_output and conn.data_to_send() == []
+    conn.send_messages([[b"hello"]])
+    assert conn.data_to_send() == [b"\x06\x00hello"]
+
+
 def test_zmtp10_long_identity_header_is_detected_at_the_tenth_byte() -> None:
     """0xFF then a 64-bit length: bit 0 of byte 9 (the flags) is 0."""
     conn = make_conn("PULL")
