@@ -8,12 +8,14 @@ hang.
     python fuzz/zmtp_fuzz.py --seconds 600 --seed 7
     python fuzz/zmtp_fuzz.py --replay crash-1234.bin
 
-Inputs come from four generators: random bytes from the first byte, a valid
+Inputs come from these generators: random bytes from the first byte, a valid
 greeting followed by random bytes, a valid handshake followed by random
-frames, and a valid stream with random mutations (bit flips, cuts,
-insertions, duplicated spans). Each input is delivered in random chunk sizes
-through ``get_buffer``/``buffer_updated``, with ``pull`` limits and timer
-calls drawn at random. A failing input is written to ``crash-<n>.bin``.
+frames, a valid stream with random mutations (bit flips, cuts, insertions,
+duplicated spans), and the same for ZMTP/2.0 and ZMTP/1.0 peers (their
+greeting and identity frame, then frames in their framing). Each input is
+delivered in random chunk sizes through ``get_buffer``/``buffer_updated``,
+with ``pull`` limits and timer calls drawn at random. A failing input is
+written to ``crash-<n>.bin``.
 
 `test_one_input(data)` has the libFuzzer/atheris shape, so the same target
 can be plugged into a coverage-guided fuzzer later.
@@ -59,6 +61,29 @@ def random_frame(rng: random.Random) -> bytes:
     return frame(bytes((len(name),)) + name + body[:40], 4)
 
 
+def v1_frame(body: bytes, flags: int) -> bytes:
+    """ZMTP/1.0: length (counting the flags octet), flags, body."""
+    if len(body) + 1 < 255:
+        return bytes((len(body) + 1, flags)) + body
+    return b"\xff" + struct.pack(">Q", len(body) + 1) + bytes((flags,)) + body
+
+
+def legacy_stream(rng: random.Random) -> bytes:
+    """A ZMTP/2.0, versioned 1.0 or unversioned 1.0 peer and random frames."""
+    identity = rng.choice((b"", b"peer", rng.randbytes(rng.randint(0, 300))))
+    revision = rng.choice((None, 0, 1))
+    bodies = [rng.randbytes(rng.randint(0, rng.choice((5, 300, 9000)))) for _ in range(8)]
+    more = [rng.choice((0, 1, rng.randrange(256))) for _ in bodies]
+    if revision is None:
+        return v1_frame(identity, 0) + b"".join(map(v1_frame, bodies, more))
+    head = b"\xff" + struct.pack(">Q", len(identity) + 1) + b"\x7f"
+    head += bytes((revision, rng.randrange(12)))
+    if revision == 0:
+        return head + v1_frame(identity, 0) + b"".join(map(v1_frame, bodies, more))
+    frames = (frame(b, m & 1) for b, m in zip(bodies, more, strict=True))
+    return head + frame(identity, 0) + b"".join(frames)
+
+
 def valid_stream(rng: random.Random, peer: bytes) -> bytes:
     return GREETING + ready(peer) + b"".join(random_frame(rng) for _ in range(rng.randint(0, 20)))
 
@@ -84,7 +109,7 @@ def mutate(rng: random.Random, data: bytes) -> bytes:
 
 def generate(rng: random.Random) -> bytes:
     """One fuzz input: a socket-type byte, a seed byte, then the wire bytes."""
-    choice = rng.randrange(4)
+    choice = rng.randrange(6)
     peer = rng.choice((b"DEALER", b"ROUTER", b"SUB", b"PUB", b"PULL", b"PUSH", b"PAIR"))
     if choice == 0:
         wire = rng.randbytes(rng.randint(0, 300))
@@ -92,8 +117,12 @@ def generate(rng: random.Random) -> bytes:
         wire = GREETING + rng.randbytes(rng.randint(0, 300))
     elif choice == 2:
         wire = valid_stream(rng, peer)
-    else:
+    elif choice == 3:
         wire = mutate(rng, valid_stream(rng, peer))
+    elif choice == 4:
+        wire = legacy_stream(rng)
+    else:
+        wire = mutate(rng, legacy_stream(rng))
     return bytes((rng.randrange(256), rng.randrange(256))) + wire
 
 
@@ -111,6 +140,8 @@ def test_one_input(data: bytes) -> None:
         heartbeat_ivl=rng.choice((0.0, 1.0)),
         max_msg_size=rng.choice((-1, -1, 0, 100, 70000)),
         check_socket_type=rng.random() < 0.8,
+        routing_id=rng.choice((b"", b"id", b"x" * 255)),
+        zap_enabled=rng.random() < 0.1,
     )
     now = 0.0
     pos = 0
@@ -125,7 +156,7 @@ def test_one_input(data: bytes) -> None:
             conn.pull(rng.choice((1, 3, 1000)))
             if rng.random() < 0.2:
                 conn.on_timer(now)
-            conn.data_to_send()
+            assert all(len(chunk) for chunk in conn.data_to_send()), "empty output chunk"
             if rng.random() < 0.1 and conn.handshake_done:
                 conn.send_messages([[b"\x01topic"], [b"x", b"y" * 300]])
         for _ in range(len(wire) + 1):

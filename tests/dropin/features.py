@@ -493,9 +493,11 @@ def render() -> str:
 
 
 def write_docs() -> bool:
+    from . import peers
     from .harness import update_section
 
-    return update_section(DOC, "features", render())
+    changed = update_section(DOC, "features", render())
+    return peers.write_docs() or changed
 
 
 if __name__ == "__main__":

@@ -16,79 +16,15 @@ SUB that filters on its own side what a 1.0 publisher sends it all of.
 
 from __future__ import annotations
 
-import socket
-import struct
-import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from .helpers import bind, recv_or_none
+from .zmtp10_bridge import Bridge, port_of
 
 pytestmark = pytest.mark.interop
-
-ANONYMOUS_V1_IDENTITY = b"\x01\x00"  # RFC 13: length 1 (the flags), flags 0
-
-
-def _port(endpoint: str) -> int:
-    return int(endpoint.rsplit(":", 1)[1])
-
-
-def _recv_exact(sock: socket.socket, n: int) -> bytes:
-    buf = b""
-    while len(buf) < n:
-        chunk = sock.recv(n - len(buf))
-        assert chunk, f"closed after {buf!r}"
-        buf += chunk
-    return buf
-
-
-class Bridge:
-    """An anonymous ZMTP/1.0 peer to two sockets, then a byte pump between them."""
-
-    def __init__(self, port_a: int, port_b: int) -> None:
-        self.socks = [self._greet(port_a), self._greet(port_b)]
-        self._threads = [
-            threading.Thread(target=self._pump, args=(src, dst), daemon=True)
-            for src, dst in ((self.socks[0], self.socks[1]), (self.socks[1], self.socks[0]))
-        ]
-        for t in self._threads:
-            t.start()
-
-    @staticmethod
-    def _greet(port: int) -> socket.socket:
-        sock = socket.create_connection(("127.0.0.1", port), timeout=5)
-        sock.sendall(ANONYMOUS_V1_IDENTITY)
-        head = _recv_exact(sock, 10)  # its signature: our view, an identity header
-        assert head[0] == 0xFF and not head[9] & 0x01 or head[9] == 0x7F, head
-        (length,) = struct.unpack(">Q", head[1:9])
-        _recv_exact(sock, length - 1)  # the identity frame's body
-        sock.settimeout(None)
-        return sock
-
-    @staticmethod
-    def _pump(src: socket.socket, dst: socket.socket) -> None:
-        try:
-            while data := src.recv(1 << 16):
-                dst.sendall(data)
-        except OSError:
-            pass
-        finally:
-            try:
-                dst.shutdown(socket.SHUT_WR)
-            except OSError:
-                pass
-
-    def close(self) -> None:
-        for sock in self.socks:
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-            sock.close()
-        for t in self._threads:
-            t.join(5)
 
 
 @pytest.fixture
@@ -99,7 +35,7 @@ def bridged(peers: Any) -> Iterator[Any]:
         a = peers.socket(a_impl, a_type)
         b = peers.socket(b_impl, b_type)
         bridges.append(
-            Bridge(_port(bind(a, "tcp://127.0.0.1:*")), _port(bind(b, "tcp://127.0.0.1:*")))
+            Bridge(port_of(bind(a, "tcp://127.0.0.1:*")), port_of(bind(b, "tcp://127.0.0.1:*")))
         )
         return a, b
 
