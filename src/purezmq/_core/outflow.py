@@ -49,3 +49,32 @@ def has_queued_output(pipe: Pipe | None) -> bool:
         and pipe.inbound_size > 0
         and not (pipe.inbound_size == 1 and pipe.peek_inbound() is DELIMITER)
     )
+
+
+class Linger:
+    """LINGER for one session: how long the messages a closing socket still
+    queues may be delivered. libzmq takes the value at close, not at connect,
+    so the socket sets `seconds` again just before it closes its pipe."""
+
+    __slots__ = ("closing", "deadline", "seconds")
+
+    def __init__(self, seconds: float | None) -> None:
+        self.seconds = seconds  # None: forever
+        self.closing = False  # the socket closed its side: flush, then end
+        self.deadline: float | None = None
+
+    def start(self, now: float) -> None:
+        """The socket closed its side: the clock starts."""
+        self.closing = True
+        seconds = self.seconds
+        self.deadline = None if seconds is None else now + seconds
+
+    def expired(self, now: float) -> bool:
+        """Closing and out of time (never with LINGER -1)."""
+        deadline = self.deadline
+        return self.closing and deadline is not None and now >= deadline
+
+    @property
+    def pending(self) -> float | None:
+        """The deadline a timer must cover, if closing."""
+        return self.deadline if self.closing else None

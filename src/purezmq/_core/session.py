@@ -36,7 +36,7 @@ from .clock import monotonic
 from .connections import Backoff, Connection, open_connection
 from .failures import may_reconnect, report_failure
 from .intake import ReadAhead, buffer_has_room, parse_batch, salvage
-from .outflow import DRAIN_AT, encode_batch, has_queued_output
+from .outflow import DRAIN_AT, Linger, encode_batch, has_queued_output
 from .stats import ConnectionCounters
 from .zap import SessionZap, zap_properties
 
@@ -70,16 +70,16 @@ class Session:
         self._handshaken = False
         self._identified = False
         self._input_paused = False
-        self._closing = False  # the socket closed its side: flush, then end
         self._done = False
         self._readahead = ReadAhead()
-        self._linger_deadline: float | None = None
         self._backoff = Backoff(config.reconnect_ivl, config.reconnect_ivl_max)
         self._fd = -1
         self._no_reconnect = False
+        #: A failure met while encoding, for the driver's timer to act on.
+        self._failure: ProtocolError | None = None
         self.counters = ConnectionCounters()  # for Socket.get_stats
-        self._linger = config.linger
-        self._zap = SessionZap(owner.ctx, self._zap_wake)
+        self._linger = Linger(config.linger)
+        self._zap = SessionZap(owner.ctx, self._wake_timer)
         #: The driver's own bookkeeping when the session ends (after the owner's).
         self.on_done: Callable[[Session], None] | None = None
         if config.connect_side and not config.immediate:
@@ -128,7 +128,7 @@ class Session:
     def set_linger(self, linger: float | None) -> None:
         """The socket's LINGER at close time (libzmq uses that, not the value at
         connect time). Seconds; None = forever. Call before closing the pipe."""
-        self._linger = linger
+        self._linger.seconds = linger
 
     def pipe_closed(self, pipe: Pipe) -> None:
         """The socket closed its side: deliver what is queued (LINGER), then end."""
@@ -136,14 +136,13 @@ class Session:
             # The socket acknowledging a pipe we already let go (IMMEDIATE drops
             # the pipe of a broken connection): not a request to end this session.
             return
-        self._closing = True
         linger = self._linger
-        self._linger_deadline = None if linger is None else monotonic() + linger
+        linger.start(monotonic())
         engine = self.engine
         if engine is not None:
             engine.kick_output()
-            engine.schedule(self._linger_deadline)
-        elif not has_queued_output(self.pipe) or linger == 0:
+            engine.schedule(linger.deadline)
+        elif not has_queued_output(self.pipe) or linger.seconds == 0:
             self.finish()
 
     def hiccuped(self, pipe: Pipe) -> None:  # pragma: no cover - sessions never hiccup themselves
@@ -220,12 +219,8 @@ class Session:
         return self._input_paused
 
     def _input_available(self, now: float) -> None:
-        """Bytes wait in the connection: wake a sleeping reader, and arm read-ahead.
-
-        The reader may be busy elsewhere for a long time; if nobody has parsed
-        these bytes within READAHEAD_DELAY, the driver parses them itself, so
-        PINGs are answered, errors end the connection and data moves into the
-        pipe while the application is away - as libzmq's I/O thread would."""
+        """Bytes wait in the connection: wake a sleeping reader, and arm
+        read-ahead (the driver parses them if nobody does soon: intake.py)."""
         pipe = self.pipe
         if pipe is None:
             return
@@ -265,12 +260,10 @@ class Session:
 
     # ------------------------------------------------------------ parsing
     def refill(self, look: bool = True) -> None:
-        """Parse buffered bytes into the socket's queue. The reader's thread calls
-        this when its queue is empty (lazy parsing, no thread hop). With `look`,
-        a connection parked by the direct read path is also read; the pipe's
-        second call of a read passes False (one system call that finds nothing
-        per empty read is enough; the second was wasted on every round trip
-        of a request/reply loop)."""
+        """Parse buffered bytes into the socket's queue: the reader's thread
+        calls this when its queue is empty (lazy parsing, no thread hop). With
+        `look`, a parked connection is read too; the pipe's second call of a
+        read passes False (one system call finding nothing per read is enough)."""
         conn = self.conn
         if conn is None or not self._handshaken:
             return
@@ -317,15 +310,26 @@ class Session:
 
     # ------------------------------------------------------------ output
     def collect_output(self) -> list[Buffer]:
-        """Encode queued messages; return the chunks to write. Caller holds no lock."""
+        """Encode queued messages; return the chunks to write. Caller holds no lock.
+
+        A connection that failed (a bad frame parsed meanwhile, a mechanism
+        refusing to encode) takes nothing more, and its error is the driver's
+        to act on, from its timer: never the sending application's - a peer
+        cannot make `send()` raise."""
         conn = self.conn
         pipe = self.pipe
         if conn is None:
             return []
         with self.lock:
-            if self._handshaken and pipe is not None:
-                encode_batch(pipe, conn)
-            return conn.data_to_send()
+            if self._handshaken and pipe is not None and conn.close_reason is None:
+                try:
+                    encode_batch(pipe, conn)
+                except ProtocolError as e:
+                    self._failure = e
+            chunks = conn.data_to_send()
+        if self._failure is not None:
+            self._wake_timer()
+        return chunks
 
     def drain_output(self) -> None:
         """The socket's queue to us is long (or full): write it now, from the
@@ -337,7 +341,7 @@ class Session:
     def output_drained(self) -> None:
         """The driver wrote everything it had. Ends a closing session once the
         socket's last message (up to its DELIMITER) went out."""
-        if self._closing and self.pipe is not None and self.pipe.in_closed:
+        if self._linger.closing and self.pipe is not None and self.pipe.in_closed:
             self.finish()
 
     # ------------------------------------------------------------ time
@@ -346,7 +350,7 @@ class Session:
         (asked after every parse: written without building a list)."""
         conn = self.conn
         best = conn.next_deadline() if conn is not None else None
-        for d in (self._readahead.deadline, self._linger_deadline if self._closing else None):
+        for d in (self._readahead.deadline, self._linger.pending):
             if d is not None and (best is None or d < best):
                 best = d
         return best
@@ -354,15 +358,24 @@ class Session:
     def on_timer(self) -> None:
         """The driver's timer fired (driver thread). Raises ProtocolError."""
         now = monotonic()
-        if self._closing and self._linger_deadline is not None and now >= self._linger_deadline:
+        if self._linger.expired(now):
             self.finish()
             return
         conn = self.conn
         if conn is None:
             return
+        failure, self._failure = self._failure, None
+        if failure is not None:
+            raise failure  # met while encoding (collect_output)
         with self.lock:
             if self._zap.pending and isinstance(conn, ZMTPConnection):
-                self._zap_answered(conn, now)
+                # The ZAP handler answered: the mechanism continues, and its
+                # reply may finish the handshake.
+                self._zap.deliver(conn, now)
+                if conn.handshake_done and not self._handshaken:
+                    self._handshake_complete(conn)
+                    if conn.has_pending_input:
+                        self._input_available(now)
             conn.on_timer(now)
             has_output = conn.has_output
         readahead = self._readahead
@@ -376,17 +389,9 @@ class Session:
                 engine.kick_output()
             engine.schedule(self.next_deadline())
 
-    def _zap_answered(self, conn: ZMTPConnection, now: float) -> None:
-        """The ZAP handler answered (lock held, driver thread): the mechanism
-        continues; its reply may finish the handshake. Raises ProtocolError."""
-        self._zap.deliver(conn, now)
-        if conn.handshake_done and not self._handshaken:
-            self._handshake_complete(conn)
-            if conn.has_pending_input:
-                self._input_available(now)
-
-    def _zap_wake(self) -> None:
-        """A ZAP answer arrived (any thread): run `on_timer` on the driver soon."""
+    def _wake_timer(self) -> None:
+        """Run `on_timer` on the driver soon (any thread): a ZAP answer came,
+        or encoding met a failure the driver must act on."""
         engine = self.engine
         if engine is not None:
             engine.schedule(monotonic())
@@ -404,7 +409,7 @@ class Session:
     # ------------------------------------------------------------ failures
     def _fail_from_any_thread(self, err: ProtocolError) -> None:
         """A protocol error found while parsing on the reader's thread."""
-        log.warning("purezmq: %s: closing connection: %s", self.config.endpoint, err.reason)
+        log.debug("purezmq: %s: closing connection: %s", self.config.endpoint, err.reason)
         self.connection_failed(err)
         engine = self.engine
         if engine is not None:
@@ -413,7 +418,7 @@ class Session:
     def connection_failed(self, err: ProtocolError) -> None:
         """The connection broke the protocol (found by the driver or the reader):
         report it, and do not reconnect unless it was a timeout."""
-        log.info("purezmq: %s: connection closed: %s", self.config.endpoint, err.reason)
+        log.debug("purezmq: %s: connection closed: %s", self.config.endpoint, err.reason)
         report_failure(self.monitor, self.config.endpoint, err)
         if err.during_handshake:
             self.counters.handshake_failures += 1
@@ -423,8 +428,12 @@ class Session:
     def connection_lost(self) -> float | None:
         """The driver's OS connection is gone. Returns the delay before the driver
         should reconnect, or None if this session is over."""
-        self._salvage_input()
-        cfg = self.config
+        conn, pipe, cfg = self.conn, self.pipe, self.config
+        if conn is not None and pipe is not None and self._handshaken:
+            with self.lock:  # deliver what the peer sent before it went away
+                salvage(conn, pipe)
+            if pipe.reader_asleep and pipe.outbound_size:
+                pipe.notify_reader()
         if cfg.raw and cfg.stream_notify and self._handshaken and self.pipe is not None:
             self.pipe.force_write([b""])  # "the peer is gone"
         with self.lock:
@@ -440,7 +449,7 @@ class Session:
         if not cfg.connect_side or self._done or self._no_reconnect:
             self.finish()
             return None
-        if self._closing and (not has_queued_output(self.pipe) or self._linger == 0):
+        if self._linger.closing and (not has_queued_output(self.pipe) or self._linger.seconds == 0):
             self.finish()
             return None
         if cfg.immediate and self.pipe is not None:
@@ -453,33 +462,17 @@ class Session:
         self.counters.reconnects += 1
         return self.next_reconnect_delay()
 
-    def _salvage_input(self) -> None:
-        """Deliver what the peer sent before it went away (see intake.salvage)."""
-        conn = self.conn
-        pipe = self.pipe
-        if conn is None or pipe is None or not self._handshaken:
-            return
-        with self.lock:
-            salvage(conn, pipe)
-        if pipe.reader_asleep and pipe.outbound_size:
-            pipe.notify_reader()
-
     def next_reconnect_delay(self) -> float:
         """How long the driver waits before the next connect attempt."""
         return self._backoff.next_delay()
 
     def linger_expired(self) -> bool:
         """The socket closed and LINGER ran out (never true with LINGER -1)."""
-        deadline = self._linger_deadline
-        return self._closing and deadline is not None and monotonic() >= deadline
+        return self._linger.expired(monotonic())
 
     @property
     def done(self) -> bool:
         return self._done
-
-    @property
-    def closing(self) -> bool:
-        return self._closing
 
     def finish(self) -> None:
         """End the session for good: close our pipe end and the connection
