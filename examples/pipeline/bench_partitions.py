@@ -44,6 +44,8 @@ def capture_rate(size: int, n: int, partitions: int) -> float:
     push = ctx.socket(zmq.PUSH)
     push.setsockopt(zmq.SNDHWM, 100_000)
     ep = f"tcp://127.0.0.1:{push.bind_to_random_port('tcp://127.0.0.1')}"
+    # Watch handshakes from before the workers start, so none is missed.
+    mon = push.get_monitor_socket(zmq.EVENT_HANDSHAKE_SUCCEEDED)
     path = tempfile.mkdtemp(prefix="pzj-parts-")
     proc = subprocess.Popen(
         [sys.executable, "-m", "purezmq.journal", "capture", path, "s", "--type", "PULL",
@@ -67,7 +69,6 @@ def capture_rate(size: int, n: int, partitions: int) -> float:
     threading.Thread(target=events, daemon=True).start()
     if not ready.wait(60):
         raise RuntimeError("capture did not start")
-    mon = push.get_monitor_socket(zmq.EVENT_HANDSHAKE_SUCCEEDED)
     for _ in range(partitions):  # every worker connected before the clock starts
         if not mon.poll(30_000):
             raise RuntimeError("a worker did not connect")

@@ -61,9 +61,8 @@ class Workers:
         return stopped
 
 
-def _handshakes(sock: Any, n: int) -> None:
+def _handshakes(mon: Any, sock: Any, n: int) -> None:
     """Wait until `sock` completed `n` handshakes (every worker is connected)."""
-    mon = sock.get_monitor_socket(zmq.EVENT_HANDSHAKE_SUCCEEDED)
     for _ in range(n):
         assert mon.poll(20_000), "a capture worker did not connect"
         recv_monitor_message(mon)
@@ -76,10 +75,11 @@ def test_pull_workers_share_one_push(tmp_path: Path) -> None:
     ctx = zmq.Context()
     push = ctx.socket(zmq.PUSH)
     ep = f"tcp://127.0.0.1:{push.bind_to_random_port('tcp://127.0.0.1')}"
+    mon = push.get_monitor_socket(zmq.EVENT_HANDSHAKE_SUCCEEDED)  # before any worker connects
     w = Workers(path, "s", "--type", "PULL", "--connect", ep, "--partitions", "2",
                 "--seal-ms", "100")  # fmt: skip
     try:
-        _handshakes(push, 2)
+        _handshakes(mon, push, 2)
         for i in range(400):
             push.send(b"m%d" % i)
         wait_until(lambda: sum(w.stats.values()) == 400, timeout=30)
