@@ -153,3 +153,19 @@ def test_messages_have_arrow_types_spark_accepts(journal: Journal) -> None:
     assert batch.schema.field("timestamp").type == pa.timestamp("us", tz="UTC")
     assert batch.schema.field("value").type == pa.binary()
     assert batch.schema.field("seq").type == pa.int64()
+
+
+def test_a_scheme_pyarrow_lacks_goes_through_fsspec() -> None:
+    """memory:// has no pyarrow filesystem: fsspec's, wrapped for pyarrow, is used."""
+    pytest.importorskip("fsspec")
+    j = Journal.create("memory://pz-journal-test")
+    assert not j.fs.local
+    fill(j, "s", 12, per_segment=5)
+    again = Journal.open("memory://pz-journal-test")
+    assert again.journal_id == j.journal_id
+    assert [m.value for m in again.messages("s", 9, 12)] == [b"s-9", b"s-10", b"s-11"]
+
+
+def test_an_unknown_scheme_is_a_clear_error() -> None:
+    with pytest.raises((ValueError, OSError), match="nosuchscheme"):
+        Journal.open("nosuchscheme://x/j")
