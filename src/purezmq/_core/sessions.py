@@ -31,11 +31,16 @@ DIRECT_READ_MAX: Final = 4
 class SessionSet:
     """The live sessions of one socket (thread-safe)."""
 
-    __slots__ = ("_lock", "_sessions")
+    __slots__ = ("_lock", "_parked", "_sessions")
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._sessions: set[Session] = set()
+        #: Engines this set parked. Their driver may have taken reading back
+        #: since (they are forgotten when found so), but nothing else can be
+        #: parked: pollers look at these only - O(parked), at most
+        #: DIRECT_READ_MAX, however many connections the socket has.
+        self._parked: set[EngineHandle] = set()
 
     def __len__(self) -> int:
         return len(self._sessions)
@@ -61,11 +66,6 @@ class SessionSet:
         with self._lock:
             return [s for s in self._sessions if not s.done]
 
-    def engines(self) -> list[EngineHandle]:
-        """The engines of the sessions that are connected right now."""
-        with self._lock:
-            return self._engines_locked()
-
     def _engines_locked(self) -> list[EngineHandle]:
         # A plain loop: compiled, a generator expression is an object per call.
         engines = []
@@ -88,21 +88,35 @@ class SessionSet:
             fd = engine.park()
             if fd is not None:
                 parked[fd] = engine
+        if parked:
+            with self._lock:
+                self._parked.update(parked.values())
         return parked
+
+    def _still_parked(self) -> list[tuple[int, EngineHandle]]:
+        """The parked engines and their descriptors; forget the others."""
+        with self._lock:
+            if not self._parked:
+                return []
+            engines = list(self._parked)
+        found = []
+        for engine in engines:
+            fd = engine.parked_fd()
+            if fd is None:
+                with self._lock:
+                    self._parked.discard(engine)
+            else:
+                found.append((fd, engine))
+        return found
 
     def parked_fds(self) -> list[int]:
         """Descriptors of parked connections: a poller waiting on the socket
         must watch them too, since nobody else reads them."""
-        fds = []
-        for engine in self.engines():
-            fd = engine.parked_fd()
-            if fd is not None:
-                fds.append(fd)
-        return fds
+        return [fd for fd, _ in self._still_parked()]
 
     def read_parked(self) -> None:
         """Read parked connections now (their data wakes nobody else)."""
-        for engine in self.engines():
+        for _, engine in self._still_parked():
             engine.read_if_parked()
 
 
