@@ -102,6 +102,7 @@ class Session:
         ours.conflate = theirs.conflate = cfg.conflate
         theirs.routing_id = cfg.connect_routing_id
         theirs.label = cfg.endpoint
+        theirs.shares_messages = True  # we only encode what the socket writes
         theirs.refill = self.refill
         theirs.set_drain(self.drain_output, DRAIN_AT)
         if conn is not None and meta is not None:

@@ -20,8 +20,11 @@ Invariants:
 - ``check_hwm`` (XPUB_NODROP) asks, before anything is written, whether all
   given targets have room, so a send can be refused whole (EAGAIN).
 
-Each target gets its own list object: readers (an inproc peer socket) may
-keep or change the list they receive, so lists are never shared.
+A target whose reader may keep or change the list it receives (an inproc
+peer socket) gets its own list. Pipes whose reader only encodes the message
+for the wire (`Pipe.shares_messages`: a session's) share one list per
+message: a PUB with 100 tcp subscribers made 100 lists per message, and the
+garbage collector, woken by them, took a fifth of the publisher's time.
 """
 
 from __future__ import annotations
@@ -131,11 +134,18 @@ class Distributor:
         inactive = self._inactive
         failed: list[Pipe] | None = None
         if not more:  # single-frame message: the common case, inlined
+            shared: Msg | None = None
             for pipe in pipes:
                 if inactive and pipe in inactive:
                     pipe.drops += 1
                     continue
-                if not pipe.write([frame]):
+                if pipe.shares_messages:
+                    if shared is None:
+                        shared = [frame]
+                    msg = shared
+                else:
+                    msg = [frame]
+                if not pipe.write(msg):
                     pipe.drops += 1
                     if failed is None:
                         failed = [pipe]
@@ -164,18 +174,25 @@ class Distributor:
         self.more = True
 
     def send_msg_to(self, pipes: Collection[Pipe], msg: Msg) -> None:
-        """Send a whole message to `pipes`. The first target gets `msg` itself."""
+        """Send a whole message to `pipes`. `msg` itself goes to the first
+        target, or is shared by the targets that share messages."""
         inactive = self._inactive
         failed: list[Pipe] | None = None
-        item: Msg | None = msg
+        shared: Msg | None = None  # the one list of the pipes that share
+        private = False  # `msg` went to a reader that may change it
         for pipe in pipes:
             if inactive and pipe in inactive:
                 pipe.drops += 1
                 continue
-            if item is None:
-                item = msg.copy()
+            if pipe.shares_messages:
+                if shared is None:
+                    shared = msg.copy() if private else msg
+                item = shared
+            else:
+                item = msg.copy() if private or shared is msg else msg
             if pipe.write(item):
-                item = None
+                if item is msg and not pipe.shares_messages:
+                    private = True
                 continue
             pipe.drops += 1
             if failed is None:
@@ -192,7 +209,15 @@ class Distributor:
         self.more = False
         self._frames = []
         self._targets = []
-        first = True
+        shared: Msg | None = None  # as in send_msg_to
+        private = False
         for pipe in targets:
-            pipe.force_write(frames if first else frames.copy())
-            first = False
+            if pipe.shares_messages:
+                if shared is None:
+                    shared = frames.copy() if private else frames
+                pipe.force_write(shared)
+            elif private or shared is frames:
+                pipe.force_write(frames.copy())
+            else:
+                pipe.force_write(frames)
+                private = True

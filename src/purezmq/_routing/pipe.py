@@ -115,6 +115,7 @@ class Pipe:
         "peer_identity",
         "refill",
         "routing_id",
+        "shares_messages",
     )
 
     def __init__(
@@ -163,6 +164,10 @@ class Pipe:
         #: The routing id a ROUTER knows this peer by. Preset by the socket for
         #: CONNECT_ROUTING_ID; otherwise assigned by the ROUTER itself.
         self.routing_id: bytes = b""
+        #: The peer reads messages without keeping or changing them (a session
+        #: encodes them for the wire): a distributor may give this pipe the
+        #: same list as other such pipes.
+        self.shares_messages = False
         #: Where the peer is, as the socket's endpoints name it ("tcp://...",
         #: "inproc://name"): for statistics and for people reading reprs.
         self.label = ""

@@ -143,3 +143,48 @@ def test_unknown_pipe_events_are_ignored() -> None:
     d.terminated(stranger)
     assert len(d) == 1
     assert not d.has_pipe(stranger)
+
+
+def _mixed(n_sharing: int, n_private: int) -> tuple[Distributor, list[Pipe], list[Pipe]]:
+    """Pipes whose reader encodes for the wire (sharing) and pipes whose reader
+    is an inproc socket that may change the list (private), interleaved."""
+    d, mine, peers = make(n_sharing + n_private)
+    for i, pipe in enumerate(mine):
+        pipe.shares_messages = i % 2 == 0 and i // 2 < n_sharing
+    return d, mine, peers
+
+
+def _lists_check(mine: list[Pipe], got: list[list[bytes]]) -> None:
+    sharing = [id(m) for p, m in zip(mine, got, strict=True) if p.shares_messages]
+    private = [id(m) for p, m in zip(mine, got, strict=True) if not p.shares_messages]
+    assert len(set(sharing)) <= 1, "the sharing pipes share one list"
+    assert len(set(private)) == len(private), "each private reader has its own list"
+    assert not set(private) & set(sharing), "no private reader holds the shared list"
+
+
+def test_sharing_pipes_get_one_list_per_message_private_ones_their_own() -> None:
+    d, mine, peers = _mixed(3, 3)
+    d.send_to_all(b"one", False)  # the single-frame path
+    got = [p.read() for p in peers]
+    assert all(m == [b"one"] for m in got)
+    _lists_check(mine, got)
+
+    d.send_to_all(b"a", True)  # the multipart path (_flush)
+    d.send_to_all(b"b", False)
+    got = [p.read() for p in peers]
+    assert all(m == [b"a", b"b"] for m in got)
+    _lists_check(mine, got)
+
+
+def test_send_msg_to_shares_only_with_sharing_pipes() -> None:
+    for order in ([True, False, True, False], [False, True, True, False], [True, True]):
+        d, mine, peers = make(len(order))
+        for pipe, sharing in zip(mine, order, strict=True):
+            pipe.shares_messages = sharing
+        msg = [b"x", b"y"]
+        d.send_msg_to(mine, msg)
+        got = [p.read() for p in peers]
+        assert all(m == [b"x", b"y"] for m in got)
+        _lists_check(mine, got)
+        got[-1].append(b"changed")  # whoever holds a list, the others are safe
+        assert all(m == [b"x", b"y"] for m in got[:-1] if m is not got[-1])
