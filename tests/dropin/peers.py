@@ -43,11 +43,14 @@ def _push_pull(pz: zmq.Context, lz: pyzmq.Context[Any], pz_sends: bool) -> tuple
 
 def _both_ways(make_pair: Callable[[bool], tuple[Any, Any]]) -> bool:
     """make_pair(pz_sends) -> (sender, receiver), linked: one message each way."""
-    for pz_sends in (True, False):
-        sender, receiver = make_pair(pz_sends)
-        sender.send_multipart([b"probe", b"x" * 300])
-        if receiver.recv_multipart() != [b"probe", b"x" * 300]:
-            return False
+    try:
+        for pz_sends in (True, False):
+            sender, receiver = make_pair(pz_sends)
+            sender.send_multipart([b"probe", b"x" * 300])
+            if receiver.recv_multipart() != [b"probe", b"x" * 300]:
+                return False
+    except (zmq.ZMQError, pyzmq.ZMQError, AssertionError, OSError):
+        return False  # the row says "not yet"; the interop suites say why
     return True
 
 
