@@ -1,4 +1,5 @@
-"""Sans-I/O ZMTP 3.x: greeting, framing, commands, metadata, heartbeats and
+"""Sans-I/O ZMTP 3.x - and the ZMTP/2.0 and 1.0 that libzmq still accepts
+(legacy.py, v1.py): greeting, framing, commands, metadata, heartbeats and
 security mechanisms. Bytes and messages in, bytes and messages out; time is
 a float the caller passes. Imports only the standard library.
 
