@@ -1,4 +1,5 @@
-"""``python -m purezmq.journal``: create, capture into, inspect, replay and trim journals.
+"""python -m purezmq.journal (also purezmq journal): create, capture into, inspect, replay
+and trim journals.
 
     init PATH [--format arrow|parquet]
     capture PATH STREAM --type SUB|PULL|ROUTER (--bind EP | --connect EP)... [--topic T]...
@@ -9,10 +10,8 @@
     retain PATH [--max-age 7d] [--max-bytes 10G]
     verify PATH                read every segment, check its CRC32C, rows and density
 
-``capture --events`` prints one JSON line per event (ready, sealed, stats
-every ``--stats-ms``, stopped) on stdout, for scripts and tests that drive a
-capture process. SIGTERM and SIGINT make a capture seal what it holds and
-exit 0.
+The parser's help is the reference (docs/cli.md prints it): every option
+says its unit, and the description is plain text, not reStructuredText.
 """
 
 from __future__ import annotations
@@ -57,39 +56,79 @@ def _emit(obj: dict[str, Any]) -> None:
 
 
 def _endpoints(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--bind", action="append", default=[], metavar="EP", help="endpoint to bind")
-    p.add_argument("--connect", action="append", default=[], metavar="EP", help="to connect")
+    p.add_argument("--bind", action="append", default=[], metavar="EP",
+                   help="bind the socket to this endpoint (tcp://*:5555, ipc:///tmp/x); repeatable")
+    p.add_argument("--connect", action="append", default=[], metavar="EP",
+                   help="connect the socket to this endpoint (tcp://host:5555); "
+                   "repeatable")  # fmt: skip
+
+
+_PATH = "the journal: a directory, or a URI (file://, s3://, s3a://, or any fsspec scheme)"
+_SIZE = "SIZE in bytes: 512, 64k, 16M, 10G"
+_AGE = "AGE: seconds, or 30s, 15m, 12h, 7d"
+_DESCRIPTION = (
+    "Create, capture into, inspect, replay and trim durable journals: streams of ZeroMQ "
+    "messages stored as checksummed Arrow or Parquet segments (see docs/pipeline.md)."
+)
+_EPILOG = """\
+capture --events prints one JSON line per event (ready, sealed, stats every --stats-ms,
+stopped) on stdout, for scripts that drive a capture process. SIGTERM and SIGINT make a
+capture seal what it holds and exit 0. Errors are one line on stderr with exit status 1.
+"""
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests and --help)."""
-    doc = (__doc__ or "").split("\n")[0]
-    ap = argparse.ArgumentParser(prog="python -m purezmq.journal", description=doc)
+    ap = argparse.ArgumentParser(
+        prog="python -m purezmq.journal", description=_DESCRIPTION, epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )  # fmt: skip
     sub = ap.add_subparsers(dest="cmd", required=True)
 
     p = sub.add_parser("init", help="create a journal (keeps an existing one)")
-    p.add_argument("path")
-    p.add_argument("--format", choices=["arrow", "parquet"], default="arrow")
+    p.add_argument("path", help=_PATH)
+    p.add_argument("--format", choices=["arrow", "parquet"], default="arrow",
+                   help="how segments are stored (default: arrow)")  # fmt: skip
 
     p = sub.add_parser("capture", help="capture a live socket into a stream")
-    p.add_argument("path")
-    p.add_argument("stream")
-    p.add_argument("--type", required=True, type=str.upper, choices=["SUB", "PULL", "ROUTER"])
+    p.add_argument("path", help=_PATH + "; created if missing")
+    p.add_argument("stream", help="the stream to append to (a name: letters, digits, . _ -)")
+    p.add_argument("--type", required=True, type=str.upper, choices=["SUB", "PULL", "ROUTER"],
+                   help="the capturing socket: SUB (from PUB), PULL (from PUSH) or ROUTER "
+                   "(from DEALER/REQ, with --ack)")  # fmt: skip
     _endpoints(p)
-    p.add_argument("--topic", action="append", default=[], help="SUB prefix filter (repeatable)")
-    p.add_argument("--ack", action="store_true", help="ROUTER: acknowledge once sealed")
-    p.add_argument("--format", choices=["arrow", "parquet"], default=None)
-    p.add_argument("--seal-bytes", type=parse_size, default=DEFAULT_SEAL_BYTES)
-    p.add_argument("--seal-ms", type=float, default=DEFAULT_SEAL_AGE_S * 1000)
-    p.add_argument("--seal-count", type=int, default=None)
-    p.add_argument("--retention-age", type=parse_age, default=None)
-    p.add_argument("--retention-bytes", type=parse_size, default=None)
-    p.add_argument("--retention-hard-age", type=parse_age, default=None,
-                   help="delete past this age even if a reader has not read it")
-    p.add_argument("--retention-hard-bytes", type=parse_size, default=None)
-    p.add_argument("--max-messages", type=int, default=None, help="stop after N messages")
-    p.add_argument("--events", action="store_true", help="print JSON lines: ready/sealed/stopped")
-    p.add_argument("--stats-ms", type=int, default=0, help="with --events: stats every N ms")
+    p.add_argument("--topic", action="append", default=[],
+                   help="SUB: capture messages starting with this prefix (repeatable; "
+                   "default: everything)")  # fmt: skip
+    p.add_argument("--ack", action="store_true",
+                   help="ROUTER: answer each message once its segment is sealed (durable)")
+    p.add_argument("--format", choices=["arrow", "parquet"], default=None,
+                   help="segment format of a journal this creates (default: arrow; an existing "
+                   "journal keeps its own)")  # fmt: skip
+    p.add_argument("--seal-bytes", type=parse_size, default=DEFAULT_SEAL_BYTES, metavar="SIZE",
+                   help=f"seal the open segment once it holds this much ({_SIZE}; "
+                   "default: %(default)s bytes)")  # fmt: skip
+    p.add_argument("--seal-ms", type=float, default=DEFAULT_SEAL_AGE_S * 1000, metavar="MS",
+                   help="seal the open segment once its first message is this old, in "
+                   "milliseconds (default: %(default)s)")  # fmt: skip
+    p.add_argument("--seal-count", type=int, default=None, metavar="N",
+                   help="seal the open segment once it holds N messages (default: no limit)")
+    p.add_argument("--retention-age", type=parse_age, default=None, metavar="AGE",
+                   help=f"while capturing, delete sealed segments older than this ({_AGE}) "
+                   "once every registered reader has read them (default: keep)")  # fmt: skip
+    p.add_argument("--retention-bytes", type=parse_size, default=None, metavar="SIZE",
+                   help=f"while capturing, delete the oldest segments beyond this total ({_SIZE}) "
+                   "once every registered reader has read them (default: keep)")  # fmt: skip
+    p.add_argument("--retention-hard-age", type=parse_age, default=None, metavar="AGE",
+                   help=f"delete past this age ({_AGE}) even if a reader has not read it")
+    p.add_argument("--retention-hard-bytes", type=parse_size, default=None, metavar="SIZE",
+                   help=f"delete beyond this total ({_SIZE}) even if a reader has not read it")
+    p.add_argument("--max-messages", type=int, default=None, metavar="N",
+                   help="stop after N messages (default: run until SIGTERM or SIGINT)")
+    p.add_argument("--events", action="store_true",
+                   help="print JSON lines on stdout: ready, sealed, stats, stopped")
+    p.add_argument("--stats-ms", type=int, default=0, metavar="MS",
+                   help="with --events: a stats line every MS milliseconds (default: 0, none)")
     p.add_argument("--partitions", type=int, default=1,
                    help="the stream's partition count: run N capture processes (one writer each)")
     p.add_argument("--partition", type=int, default=None,
@@ -98,39 +137,59 @@ def build_parser() -> argparse.ArgumentParser:
                    help="SUB with partitions: the frame whose hash picks the partition (0)")
 
     p = sub.add_parser("ls", help="list streams and their seq ranges")
-    p.add_argument("path")
+    p.add_argument("path", help=_PATH)
     p.add_argument("--segments", action="store_true", help="list every segment too")
 
     p = sub.add_parser("cat", help="print messages of a stream")
-    p.add_argument("path")
-    p.add_argument("stream")
-    p.add_argument("--partition", type=int, default=0)
-    p.add_argument("--from", dest="start", type=int, default=None)
-    p.add_argument("--to", dest="end", type=int, default=None, help="exclusive")
-    p.add_argument("--json", action="store_true", help="JSON lines (frames in base64)")
+    p.add_argument("path", help=_PATH)
+    p.add_argument("stream", help="the stream to print (ls lists them)")
+    p.add_argument("--partition", type=int, default=0, metavar="N",
+                   help="the partition to read (default: 0)")
+    p.add_argument("--from", dest="start", type=int, default=None, metavar="SEQ",
+                   help="first sequence number to print (default: the oldest kept)")
+    p.add_argument("--to", dest="end", type=int, default=None, metavar="SEQ",
+                   help="sequence number to stop before (exclusive; default: the newest sealed)")
+    p.add_argument("--json", action="store_true",
+                   help="one JSON object per message (seq, timestamp_us, topic and frames in "
+                   "base64) instead of text")  # fmt: skip
 
     p = sub.add_parser("replay", help="send a range of a stream to PUSH/PUB peers")
-    p.add_argument("path")
-    p.add_argument("stream")
-    p.add_argument("--type", type=str.upper, choices=["PUSH", "PUB"], default="PUSH")
-    p.add_argument("--partition", type=int, default=0)
+    p.add_argument("path", help=_PATH)
+    p.add_argument("stream", help="the stream to replay (ls lists them)")
+    p.add_argument("--type", type=str.upper, choices=["PUSH", "PUB"], default="PUSH",
+                   help="the sending socket (default: PUSH)")
+    p.add_argument("--partition", type=int, default=0, metavar="N",
+                   help="the partition to replay (default: 0)")
     _endpoints(p)
-    p.add_argument("--from", dest="start", type=int, default=None)
-    p.add_argument("--to", dest="end", type=int, default=None, help="exclusive")
-    p.add_argument("--with-seq", action="store_true", help="add a '<stream>:<seq>' frame")
-    p.add_argument("--rate", type=float, default=None, help="messages per second at most")
-    p.add_argument("--send-timeout-ms", type=int, default=30_000)
-    p.add_argument("--wait-subscribers", type=int, default=1, help="PUB: subscribers to await")
+    p.add_argument("--from", dest="start", type=int, default=None, metavar="SEQ",
+                   help="first sequence number to send (default: the oldest kept)")
+    p.add_argument("--to", dest="end", type=int, default=None, metavar="SEQ",
+                   help="sequence number to stop before (exclusive; default: the newest sealed)")
+    p.add_argument("--with-seq", action="store_true",
+                   help="add a last frame '<stream>:<seq>' to each message")
+    p.add_argument("--rate", type=float, default=None, metavar="MSG_PER_S",
+                   help="send at most this many messages per second (default: no limit)")
+    p.add_argument("--send-timeout-ms", type=int, default=30_000, metavar="MS",
+                   help="fail if a message cannot be sent within MS milliseconds "
+                   "(default: %(default)s)")  # fmt: skip
+    p.add_argument("--wait-subscribers", type=int, default=1, metavar="N",
+                   help="PUB: wait for N subscribers before sending (default: %(default)s)")
 
     p = sub.add_parser("retain", help="delete segments beyond an age or size")
-    p.add_argument("path")
-    p.add_argument("--max-age", type=parse_age, default=None, help="soft: readers hold it back")
-    p.add_argument("--max-bytes", type=parse_size, default=None, help="soft")
-    p.add_argument("--hard-max-age", type=parse_age, default=None, help="whatever readers say")
-    p.add_argument("--hard-max-bytes", type=parse_size, default=None, help="hard")
+    p.add_argument("path", help=_PATH)
+    p.add_argument("--max-age", type=parse_age, default=None, metavar="AGE",
+                   help=f"delete segments older than this ({_AGE}) once every registered "
+                   "reader has read them")  # fmt: skip
+    p.add_argument("--max-bytes", type=parse_size, default=None, metavar="SIZE",
+                   help=f"delete the oldest segments beyond this total ({_SIZE}) once every "
+                   "registered reader has read them")  # fmt: skip
+    p.add_argument("--hard-max-age", type=parse_age, default=None, metavar="AGE",
+                   help=f"delete segments older than this ({_AGE}), read or not")
+    p.add_argument("--hard-max-bytes", type=parse_size, default=None, metavar="SIZE",
+                   help=f"delete the oldest segments beyond this total ({_SIZE}), read or not")
 
     p = sub.add_parser("verify", help="check every segment's CRC32C, rows and density")
-    p.add_argument("path")
+    p.add_argument("path", help=_PATH)
     return ap
 
 
@@ -210,8 +269,21 @@ def _cmd_ls(a: argparse.Namespace) -> int:
     return 0
 
 
+def _check_stream(j: Journal, stream: str, partition: int) -> None:
+    """A missing stream or partition is an error, not an empty range."""
+    streams = j.streams()
+    if stream not in streams:
+        known = f"streams: {', '.join(streams)}" if streams else "it has no streams yet"
+        raise JournalError(f"no stream {stream!r} in journal {j.uri} ({known})")
+    partitions = sorted(j.listing(stream))
+    if partition not in partitions:
+        known = ", ".join(map(str, partitions))
+        raise JournalError(f"stream {stream!r} has no partition {partition} (partitions: {known})")
+
+
 def _cmd_cat(a: argparse.Namespace) -> int:
     j = Journal.open(a.path)
+    _check_stream(j, a.stream, a.partition)
     for m in j.messages(a.stream, a.start, a.end, partition=a.partition):
         if a.json:
             _emit({"seq": m.seq, "timestamp_us": m.timestamp_us,
@@ -231,9 +303,11 @@ def _cmd_replay(a: argparse.Namespace) -> int:
         a.type, connect=a.connect, bind=a.bind, send_timeout_ms=a.send_timeout_ms,
         wait_subscribers=a.wait_subscribers,
     )  # fmt: skip
+    journal = Journal.open(a.path)
+    _check_stream(journal, a.stream, a.partition)
     ctx = zmq.Context()
     try:
-        n = replay(Journal.open(a.path), a.stream, target, a.start, a.end,
+        n = replay(journal, a.stream, target, a.start, a.end,
                    with_seq=a.with_seq, rate=a.rate, context=ctx,
                    partition=a.partition)  # fmt: skip
     finally:
