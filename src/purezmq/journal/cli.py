@@ -80,9 +80,8 @@ capture seal what it holds and exit 0. Errors are one line on stderr with exit s
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests and --help)."""
     ap = argparse.ArgumentParser(
-        prog="python -m purezmq.journal", description=_DESCRIPTION, epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )  # fmt: skip
+        prog="python -m purezmq.journal", description=_DESCRIPTION, epilog=_EPILOG
+    )
     sub = ap.add_subparsers(dest="cmd", required=True)
 
     p = sub.add_parser("init", help="create a journal (keeps an existing one)")
