@@ -380,15 +380,16 @@ class StreamEngine:
                 return True
             self._last_write = monotonic()
             session.counters.bytes_out += n
-            while n:
+            while out:  # drop what was written (and empty chunks: never a stall)
                 chunk = out[0]
                 size = _nbytes(chunk)
                 if n >= size:
                     out.popleft()
                     n -= size
                 else:
-                    out[0] = memoryview(chunk)[n:]
-                    n = 0
+                    if n:
+                        out[0] = memoryview(chunk)[n:]
+                    break
             if out:
                 return False
 
