@@ -11,7 +11,10 @@
 # build_backend/) change; dependencies are reinstalled only when pyproject.toml
 # changes or new extras are asked for. A rebuild reuses build/ (mypyc's C and
 # its compiled objects), without build isolation: a change that leaves the
-# compiled modules alone costs seconds.
+# compiled modules alone costs seconds. PUREZMQ_BUILD_DIR=DIR builds from a
+# copy of the build inputs in DIR instead, with a build/ of its own: mypyc's
+# C differs between Python versions, so each version (scripts/versions.sh)
+# keeps its own and none recompiles another's.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PY="${PYTHON:-python3}"
@@ -21,6 +24,7 @@ case "${PUREZMQ_PURE:-}" in
   *) PUREZMQ_BUILD=pure; VENV="${PUREZMQ_VENV:-$ROOT/.venv}-pure" ;;
 esac
 export PUREZMQ_BUILD
+SRC="${PUREZMQ_BUILD_DIR:-$ROOT}"  # what pip builds from: the tree, or a copy of it
 
 _pz_apt() {  # install Debian packages when we may (root with apt-get)
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -87,12 +91,12 @@ if [ "$NEED_DEPS" = 1 ] || [ "$HAVE_SRC" != "$WANT_SRC" ]; then
       BUILD_REQS+=("$(sed -n 's/^MYPY_REQUIREMENT = "\(.*\)"$/\1/p' "$ROOT/build_backend/purezmq_backend.py")")
     fi
     "$VENV/bin/python" -m pip install --quiet "${BUILD_REQS[@]}"
-    TARGET="$ROOT${EXTRAS:+[$EXTRAS]}"
+    TARGET="$SRC${EXTRAS:+[$EXTRAS]}"
     ALL_EXTRAS="$(echo "$HAVE_EXTRAS,$EXTRAS" | tr ',' '\n' | sed '/^$/d' | sort -u | paste -sd, -)"
   else
     echo "[setup] rebuilding purezmq ($PUREZMQ_BUILD build): the sources changed"
     PIP+=(--no-deps)
-    TARGET="$ROOT"
+    TARGET="$SRC"
     ALL_EXTRAS="$HAVE_EXTRAS"
   fi
   if [ "$PUREZMQ_BUILD" = compiled ]; then
@@ -107,14 +111,19 @@ if [ "$NEED_DEPS" = 1 ] || [ "$HAVE_SRC" != "$WANT_SRC" ]; then
   fi
   # build/ is shared by both builds (and by every run in this tree): one
   # build at a time.
-  mkdir -p "$ROOT/build"
+  mkdir -p "$SRC/build"
   (
     flock -x 8
-    cd "$ROOT"
+    if [ "$SRC" != "$ROOT" ]; then  # refresh the copy (mtimes kept: no needless recompiling)
+      (cd "$SRC" && rm -rf src build_backend)
+      (cd "$ROOT" && cp -a src build_backend setup.py pyproject.toml MANIFEST.in README.md \
+        LICENSE "$SRC/")
+    fi
+    cd "$SRC"
     # A compile error must show, not fall back to pure Python quietly.
     [ "$PUREZMQ_BUILD" = compiled ] && export PUREZMQ_REQUIRE_COMPILED=1
     "${PIP[@]}" "$TARGET"
-  ) 8>"$ROOT/build/.purezmq-build-lock"
+  ) 8>"$SRC/build/.purezmq-build-lock"
   printf 'deps=%s\nextras=%s\nsrc=%s\n' "$WANT_DEPS" "$ALL_EXTRAS" "$WANT_SRC" > "$STAMP"
 fi
 flock -s 9

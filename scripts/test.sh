@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command of the README: lint, type-check, then the tests on the
 # compiled build (./.venv), then the core layers again on the pure build
-# (./.venv-pure). Installs what it needs on first use and rebuilds purezmq
+# (./.venv-pure), then unit and behaviour on the other supported Pythons
+# (scripts/versions.sh). Installs what it needs on first use and rebuilds purezmq
 # when its sources change (see _env.sh).
 #
 #   bash scripts/test.sh                      # what CI runs: both builds
@@ -58,5 +59,16 @@ export PUREZMQ_PURE=1 PUREZMQ_EXTRAS="test,curve"
 source "$HERE/_env.sh"
 _took "setup, $PUREZMQ_BUILD build" "$t"
 run_pytest 0 tests/unit tests/behaviour tests/wire tests/interop || FAILED=1
+
+# The other supported Pythons (pyproject.toml's classifiers, less this one):
+# unit and behaviour, compiled, two versions at a time (scripts/versions.sh).
+t=$SECONDS
+DEFAULT="$(python -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+mapfile -t OTHERS < <(sed -n 's/.*"Programming Language :: Python :: \(3\.[0-9]*\)".*/\1/p' \
+  "$ROOT/pyproject.toml" | grep -vxF "$DEFAULT" || true)
+if [ ${#OTHERS[@]} -gt 0 ]; then
+  bash "$HERE/versions.sh" "${OTHERS[@]}" || FAILED=1
+fi
+_took "other Pythons (${OTHERS[*]})" "$t"
 _took "all" "$START"
 exit $FAILED
