@@ -82,3 +82,32 @@ def test_bad_durations(text: str) -> None:
 
     with pytest.raises(argparse.ArgumentTypeError):
         duration(text)
+
+
+def test_progress_falls_back_to_plain_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Asked for rich or tqdm where they are not installed, progress is still
+    shown, as plain text; 'auto' shows nothing when stderr is not a terminal."""
+    import importlib.util
+
+    from purezmq.cli import progress
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name: None if name in ("rich", "tqdm") else real(name)
+    )
+    assert progress.backend("rich") == "plain"
+    assert progress.backend("tqdm") == "plain"
+    assert progress.backend("off") == "off"
+    monkeypatch.setattr("sys.stderr.isatty", lambda: False)
+    assert progress.backend("auto") == "off"
+
+
+def test_plain_progress_counts_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    from purezmq.cli.progress import Progress
+
+    with Progress("plain", "sent", 3) as p:
+        for _ in range(3):
+            p.advance()
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.endswith("\rsent: 3/3\n")

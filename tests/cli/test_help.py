@@ -4,6 +4,7 @@ command is installed under both names."""
 from __future__ import annotations
 
 import argparse
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -95,3 +96,30 @@ def test_reference_page_is_current() -> None:
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert got.returncode == 0, got.stderr
+
+
+def _shown_commands(text: str) -> list[list[str]]:
+    """Each `purezmq ...` command of the sh blocks of a Markdown page."""
+    import shlex
+
+    out = []
+    for block in re.findall(r"```sh\n(.*?)```", text, re.S):
+        for line in block.splitlines():
+            words = shlex.split(line, comments=True)
+            if "purezmq" in words:
+                words = words[words.index("purezmq") + 1 :]
+                ends = [i for i, w in enumerate(words) if w in ("&", "|", ";", ">", "&&")]
+                out.append(words[: ends[0]] if ends else words)
+    return out
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/tutorial.md"])
+def test_commands_shown_in_the_docs_parse(page: str) -> None:
+    """The examples the README and the tutorial show are valid command lines."""
+    shown = _shown_commands((ROOT / page).read_text())
+    assert shown, page
+    for words in shown:
+        if words[0] == "journal":
+            assert words[1] in ("init", "capture", "ls", "cat", "replay", "retain", "verify")
+            continue
+        build_parser().parse_args(words)  # exits (status 2) on a bad one

@@ -160,3 +160,13 @@ def test_recv_stops_quietly_when_its_reader_goes(start: Start) -> None:
     assert purezmq("send", "-c", ep, "-m", "second", "-m", "third").status == 0
     assert recv.proc.wait(30) == 0
     assert "Traceback" not in recv.stderr_after_exit()
+
+
+def test_progress_goes_to_stderr_and_data_to_stdout(start: Start) -> None:
+    rep = start("recv", "-t", "REP", "-b", ANY, "-n", "2", "--progress", "plain")
+    req = purezmq("send", "-t", "REQ", "-c", rep.endpoint(), "-m", "a", "-m", "b",
+                  "--progress", "plain")  # fmt: skip
+    assert req.lines == ["a", "b"]
+    assert "sent: 2" in req.stderr
+    got = rep.finish()
+    assert got.lines == ["a", "b"] and "received: 2/2" in got.stderr
