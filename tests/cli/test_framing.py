@@ -111,3 +111,20 @@ def test_plain_progress_counts_on_stderr(capsys: pytest.CaptureFixture[str]) -> 
     out, err = capsys.readouterr()
     assert out == ""
     assert err.endswith("\rsent: 3/3\n")
+
+
+def test_top_rates_follow_each_connection() -> None:
+    """Two peers on one host accepted on one endpoint look alike: each keeps
+    its own rate (they are told apart by their order)."""
+    from purezmq.cli.table import render_table
+
+    def snap(a: int, b: int) -> dict[str, object]:
+        conns = [{"endpoint": "tcp://h:1", "peer_address": "10.0.0.1", "connected": True,
+                  "msgs_in": n} for n in (a, b)]  # fmt: skip
+        return {"socket_type": "PULL", "msgs_in": a + b, "connections": conns}
+
+    _, header, rows = render_table(snap(2000, 10), snap(0, 0), 1.0)
+    rate = header.index("in/s")
+    assert [r[rate] for r in rows] == ["2,010", "2,000", "10"]
+    _, _, first = render_table(snap(1, 1), None, 1.0)
+    assert {r[rate] for r in first} == {"-"}

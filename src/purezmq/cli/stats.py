@@ -170,8 +170,13 @@ def run_stats(a: argparse.Namespace) -> int:
 
 def run_top(a: argparse.Namespace) -> int:
     view = _TopView(a)
+
+    def last(s: dict[str, Any], shown: dict[str, Any] | None) -> None:
+        if s != shown:  # no second table of the same counters at exit
+            view.show(s, final=True)
+
     try:
-        return _watch(a, view.show, lambda s, _shown: view.show(s, final=True))
+        return _watch(a, view.show, last)
     finally:
         view.close()
 

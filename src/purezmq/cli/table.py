@@ -35,8 +35,17 @@ def _row(label: str, peer: str, up: str, now: dict[str, Any], before: dict[str, 
     ]  # fmt: skip
 
 
-def _key(conn: dict[str, Any]) -> tuple[str, str]:
-    return (str(conn.get("endpoint", "")), str(conn.get("peer_address", "")))
+def _keyed(connections: list[dict[str, Any]]) -> list[tuple[tuple[str, str, int], dict[str, Any]]]:
+    """Each connection with a key that follows it from one snapshot to the next:
+    its endpoint and peer address, and which of the connections sharing them
+    it is (two peers on one host accepted on one endpoint look alike)."""
+    seen: dict[tuple[str, str], int] = {}
+    out = []
+    for conn in connections:
+        base = (str(conn.get("endpoint", "")), str(conn.get("peer_address", "")))
+        seen[base] = seen.get(base, -1) + 1
+        out.append(((*base, seen[base]), conn))
+    return out
 
 
 def render_table(
@@ -49,9 +58,8 @@ def render_table(
         f"{snapshot.get('drops_hwm', 0):,} dropped at HWM"
     )
     rows = [_row("(total)", "", "", snapshot, previous, elapsed)]
-    before = {_key(c): c for c in (previous or {}).get("connections", [])}
-    for conn in snapshot.get("connections", []):
-        key = _key(conn)
+    before = dict(_keyed((previous or {}).get("connections", [])))
+    for key, conn in _keyed(snapshot.get("connections", [])):
         up = "yes" if conn.get("connected") else "no"
         rows.append(_row(key[0], key[1], up, conn, before.get(key), elapsed))
     return title, list(HEADER), rows
