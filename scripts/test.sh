@@ -30,7 +30,7 @@ run_pytest() {  # run_pytest EXPECT_COMPILED pytest-args...
 }
 
 t=$SECONDS
-PUREZMQ_EXTRAS="test,lint,curve,spark,cli"
+PUREZMQ_EXTRAS="test,lint,curve,spark,cli,prometheus"
 source "$HERE/_env.sh"
 source "$ROOT/scripts/_java.sh"  # the Spark integration tests need it
 source "$ROOT/scripts/_jeromq.sh"  # the JeroMQ (ZMTP/2.0) interop tests need it

@@ -99,6 +99,26 @@ def test_totals_keep_connections_that_ended(
         assert stats["bytes_in"] > 10
 
 
+def test_messages_of_a_peer_that_left_count_as_they_are_read(
+    make: Callable[..., zmq.Socket], endpoint_for: Callable[[str], str], transport: str
+) -> None:
+    """A peer sends and leaves before anything is read: its connection ends
+    with its messages queued, the socket still delivers them, and each
+    counts once it is read (not at the end of the connection, when none was)."""
+    pull, push = _pair(make, endpoint_for, transport, zmq.PULL, zmq.PUSH, linger=-1)
+    for _ in range(10):
+        push.send(b"x")
+    wait_until(lambda: pull.get_stats()["queued_in"] == 10)
+    push.close()
+    wait_until(lambda: not pull.get_stats()["connections"])
+    stats = pull.get_stats()
+    assert (stats["msgs_in"], stats["queued_in"]) == (0, 10)
+    for n in range(1, 11):
+        pull.recv()
+        stats = pull.get_stats()
+        assert (stats["msgs_in"], stats["queued_in"]) == (n, 10 - n)
+
+
 def test_pub_counts_what_it_drops_at_the_hwm(
     make: Callable[..., zmq.Socket], endpoint_for: Callable[[str], str], transport: str
 ) -> None:
@@ -124,9 +144,7 @@ def test_pub_counts_what_it_drops_at_the_hwm(
 def test_router_counts_drops_to_a_full_peer(
     make: Callable[..., zmq.Socket], endpoint_for: Callable[[str], str]
 ) -> None:
-    router, dealer = _pair(
-        make, endpoint_for, "inproc", zmq.ROUTER, zmq.DEALER, sndhwm=3, rcvhwm=3
-    )
+    router, dealer = _pair(make, endpoint_for, "inproc", zmq.ROUTER, zmq.DEALER, sndhwm=3, rcvhwm=3)
     dealer.send(b"hello")
     rid, _ = router.recv_multipart()
     for _ in range(100):

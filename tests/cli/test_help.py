@@ -30,6 +30,7 @@ def _commands() -> dict[str, argparse.ArgumentParser]:
 UNITS = {
     "SECONDS", "BYTES", "MSG_PER_S", "N", "ENDPOINT", "NAME=VALUE", "TEXT", "FILE", "TYPE",
     "PREFIX", "TOPIC", "EVENT", "Z85", "DIR", "NAME", "LIST", "COMMAND", "TOOL", "ARGS",
+    "[HOST:]PORT",
 }  # fmt: skip
 
 

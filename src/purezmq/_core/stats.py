@@ -60,21 +60,45 @@ _TOTALS = (
 class SocketStats:
     """The totals of a socket's ended connections, and snapshots of it all."""
 
-    __slots__ = ("_lock", "_totals")
+    __slots__ = ("_draining", "_lock", "_totals")
 
     def __init__(self) -> None:
         # Pipes end on the socket's thread, sessions on the driver's.
         self._lock = threading.Lock()
         self._totals = dict.fromkeys(_TOTALS, 0)
+        #: Ended pipes whose messages the application is still reading: a
+        #: peer that sent and left has its messages delivered (fq drains
+        #: them), so what was read from it is only known once they are.
+        self._draining: list[Pipe] = []
 
     def pipe_ended(self, pipe: Pipe) -> None:
         """Add a pipe's final message counts to the totals. The socket calls it
         once per pipe, where the pipe leaves its set."""
         with self._lock:
             totals = self._totals
-            totals["msgs_in"] += pipe.msgs_read
             totals["msgs_out"] += pipe.msgs_out
             totals["drops_hwm"] += pipe.drops
+            self._draining.append(pipe)
+            self._fold_drained()
+
+    def _fold_drained(self) -> tuple[int, int]:
+        """Count what was read from ended pipes that are empty now, and return
+        what was read so far from those still draining and what they still
+        hold (under the lock).
+        Pruned on every pipe end, so the list holds only pipes that still hold
+        messages."""
+        still: list[Pipe] = []
+        reading = queued = 0
+        for pipe in self._draining:
+            waiting = pipe.queued_in
+            if waiting:
+                still.append(pipe)
+                reading += pipe.msgs_read
+                queued += waiting
+            else:
+                self._totals["msgs_in"] += pipe.msgs_read
+        self._draining = still
+        return reading, queued
 
     def session_ended(self, session: Session) -> None:
         """Add a session's final counts to the totals (once per session: the
@@ -114,10 +138,12 @@ class SocketStats:
                 connections.append(_record(None, s, s.config.endpoint))
         report: dict[str, Any] = {"socket_type": socket_type}
         with self._lock:
+            reading, queued = self._fold_drained()
             totals = dict(self._totals)
+        totals["msgs_in"] += reading
         for key in _TOTALS:
             report[key] = totals[key] + sum(c[key] for c in connections)
-        report["queued_in"] = sum(c["queued_in"] for c in connections)
+        report["queued_in"] = queued + sum(c["queued_in"] for c in connections)
         report["queued_out"] = sum(c["queued_out"] for c in connections)
         report["connections"] = connections
         return report

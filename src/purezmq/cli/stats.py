@@ -62,6 +62,42 @@ def _common(p: argparse.ArgumentParser) -> None:
         "--duration", type=duration, default=float("inf"), metavar="SECONDS",
         help="exit after SECONDS (default: run until interrupted)",
     )  # fmt: skip
+    g.add_argument(
+        "--prometheus", type=listen_address, default=None, metavar="[HOST:]PORT",
+        help="also serve the statistics as Prometheus metrics at http://HOST:PORT/metrics, "
+        "updated every --interval (HOST defaults to all interfaces; needs the prometheus "
+        "extra; metric names in docs/statistics.md)",
+    )  # fmt: skip
+    g.add_argument(
+        "--name", default=None, metavar="NAME",
+        help="the socket's name in the Prometheus 'socket' label (default: its type, lower case)",
+    )  # fmt: skip
+
+
+def listen_address(text: str) -> tuple[str, int]:
+    """'9100' or 'HOST:9100' -> (host, port); host '' means every interface."""
+    host, _, port = text.rpartition(":")
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        raise argparse.ArgumentTypeError(f"{text!r} is not [HOST:]PORT with PORT in 1-65535")
+    return host.strip("[]"), int(port)
+
+
+def _exporter(a: argparse.Namespace) -> Any:
+    """The StatsCollector serving --prometheus, or None."""
+    if a.prometheus is None:
+        return None
+    try:
+        from prometheus_client import start_http_server
+
+        from purezmq.utils.prometheus import StatsCollector
+    except ImportError:
+        fail("--prometheus needs prometheus_client: pip install 'purezmq[prometheus]'")
+    host, port = a.prometheus
+    try:
+        start_http_server(port, addr=host or "0.0.0.0")
+    except OSError as e:
+        fail(f"--prometheus {host}:{port}: {e.strerror or e}")
+    return StatsCollector()
 
 
 def add_parsers(sub: Any) -> None:
@@ -102,6 +138,15 @@ class _Watch:
         self.stop = stop
         self.received = 0
         self.started = time.monotonic()
+        self.exporter = _exporter(a)
+        self.name: str = a.name or a.type.lower()
+
+    def snapshot(self) -> dict[str, Any]:
+        """The socket's statistics now (and the exporter's, when serving)."""
+        if self.exporter is not None:
+            result: dict[str, Any] = self.exporter.observe(self.sock, self.name)
+            return result
+        return self.sock.get_stats()  # type: ignore[no-any-return]
 
     def done(self) -> bool:
         count: int | None = self.a.count
@@ -134,7 +179,7 @@ class _Watch:
             while not self.done() and (self.a.iterations is None or n < self.a.iterations):
                 self.work_until(time.monotonic() + self.a.interval)
                 n += 1
-                yield self.sock.get_stats()
+                yield self.snapshot()
         except Interrupted:
             pass
 
@@ -151,7 +196,7 @@ def _watch(a: argparse.Namespace, show: Any, last: Any) -> int:
         snapshot = None
         for snapshot in watch.snapshots():
             show(snapshot)
-        last(sock.get_stats(), snapshot)
+        last(watch.snapshot(), snapshot)
         sock.close(linger=0)
         finish(ctx, stop)
     return 0
