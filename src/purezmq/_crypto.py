@@ -106,8 +106,12 @@ class NaclCrypto:
     def random(self, size: int) -> bytes:
         return bytes(self._random(size))
 
-    def box(self, message: bytes, nonce: bytes, public: bytes, secret: bytes) -> bytes:
-        return bytes(self._box(message, nonce, public, secret))
+    def box(self, message: bytes, nonce: bytes, public: bytes, secret: bytes) -> bytes | None:
+        """None when libsodium refuses `public` (a low-order key)."""
+        try:
+            return bytes(self._box(message, nonce, public, secret))
+        except self._error:
+            return None
 
     def box_open(self, box: bytes, nonce: bytes, public: bytes, secret: bytes) -> bytes | None:
         try:
@@ -115,8 +119,14 @@ class NaclCrypto:
         except self._error:
             return None
 
-    def precompute(self, public: bytes, secret: bytes) -> bytes:
-        return bytes(self._beforenm(public, secret))
+    def precompute(self, public: bytes, secret: bytes) -> bytes | None:
+        """None when libsodium refuses `public` (a low-order key: the shared
+        secret would be known to anyone). PyNaCl raises its RuntimeError, a
+        CryptoError, for it; a peer chooses the key, so it must not escape."""
+        try:
+            return bytes(self._beforenm(public, secret))
+        except self._error:
+            return None
 
     def _seal_slow(self, message: bytes, nonce: bytes, key: bytes) -> bytes:
         return bytes(self._afternm(message, nonce, key))

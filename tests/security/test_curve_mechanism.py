@@ -457,6 +457,71 @@ def test_hello_box_must_hold_zeros(keys: Pair) -> None:
     assert err.code == ZMTP_CRYPTOGRAPHIC
 
 
+#: Curve25519 points of small order (libsodium refuses key agreement with
+#: them: the shared secret does not depend on our secret key). Zero, one,
+#: and a point of order 8, little-endian.
+LOW_ORDER_KEYS = [
+    bytes(32),
+    b"\x01" + bytes(31),
+    bytes.fromhex("e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800"),
+]
+
+
+@pytest.mark.parametrize("weak", LOW_ORDER_KEYS, ids=["zero", "one", "order8"])
+def test_hello_with_a_low_order_client_key_fails_cleanly(keys: Pair, weak: bytes) -> None:
+    """Issue 12: nacl's RuntimeError escaped CurveServer._on_hello into the
+    I/O loop. Now a ProtocolError as for any HELLO that does not open:
+    ZMTP_CRYPTOGRAPHIC, no WELCOME and no ERROR (libzmq's behaviour)."""
+    s = keys.server()
+    peer = keys.ref_client()
+    peer.cn_public = weak
+    err = fails(lambda: feed(s, GREETING_CLIENT + command_frame(peer.hello())))
+    assert err.code == ZMTP_CRYPTOGRAPHIC
+    assert err.during_handshake
+    out = out_bytes(s)
+    assert b"WELCOME" not in out and b"ERROR" not in out
+    assert s.state == "closed"
+
+
+@pytest.mark.parametrize("weak", LOW_ORDER_KEYS, ids=["zero", "one", "order8"])
+def test_welcome_with_a_low_order_server_key_fails_cleanly(keys: Pair, weak: bytes) -> None:
+    """The client side: a server (holding the right long-term key) puts a
+    low-order S' in WELCOME. Neither the key agreement nor the vouch box
+    may raise anything but ProtocolError; the client sends nothing back."""
+    c = keys.client()
+    server = keys.ref_server()
+    feed(c, GREETING_SERVER)
+    [(_, hello)] = frames_of(out_bytes(c)[64:])
+    server.on_hello(hello)
+    server.cn_public = weak
+    err = fails(lambda: feed(c, command_frame(server.welcome())))
+    assert err.code == ZMTP_CRYPTOGRAPHIC
+    assert out_bytes(c) == b""
+
+
+@pytest.mark.parametrize("weak", LOW_ORDER_KEYS, ids=["zero", "one", "order8"])
+def test_initiate_vouch_from_a_low_order_client_key_is_refused(keys: Pair, weak: bytes) -> None:
+    """INITIATE names a low-order long-term key C: the vouch box cannot open."""
+    s, peer = server_after_hello(keys)
+    peer.public = weak
+    err = fails(lambda: feed(s, command_frame(peer.initiate(b""))))
+    assert err.code == ZMTP_CRYPTOGRAPHIC
+    assert s.zap_request() is None
+    assert not s.handshake_done
+
+
+def test_a_low_order_server_key_configured_on_a_client_fails_its_connection() -> None:
+    """CURVE_SERVERKEY set to a low-order point: the connection fails at the
+    start of the handshake, with a ProtocolError (never nacl's exception)."""
+    public, secret = ref.keypair()
+    mech = CurveClient(
+        crypto=CRYPTO, public_key=public, secret_key=secret, server_key=LOW_ORDER_KEYS[0]
+    )
+    c = ZMTPConnection(socket_type="DEALER", mechanism=mech, now=0.0)
+    err = fails(lambda: feed(c, GREETING_SERVER))
+    assert err.code == ZMTP_CRYPTOGRAPHIC
+
+
 def test_short_initiate(keys: Pair) -> None:
     s, peer = server_after_hello(keys)
     err = fails(lambda: feed(s, command_frame(peer.initiate(b"")[:256])))

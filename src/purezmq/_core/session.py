@@ -327,7 +327,11 @@ class Session:
                     encode_batch(pipe, conn)
                 except ProtocolError as e:
                     self._failure = e
-            chunks = conn.data_to_send()
+            try:
+                chunks = conn.data_to_send()
+            except ProtocolError as e:  # contained inside the connection (issue 12)
+                self._failure = e
+                chunks = []
         if self._failure is not None:
             self._wake_timer()
         return chunks

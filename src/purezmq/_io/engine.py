@@ -419,7 +419,7 @@ class StreamEngine:
                 data = b"".join(bytes(c) for c in conn.data_to_send())
                 if data:
                     self.sock.send(data)
-            except OSError:
+            except (OSError, ProtocolError):
                 pass
         self._lost()
 

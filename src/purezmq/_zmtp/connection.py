@@ -24,7 +24,12 @@ Life of a connection:
 
 Failure: any method that meets bad input or a passed deadline raises
 `ProtocolError` and the connection is dead; later calls raise the same
-error again (``close_reason`` holds it). ``data_to_send()`` keeps working so
+error again (``close_reason`` holds it). No other exception leaves this
+object (issue 12's rule): an unexpected one from inside - a mechanism, the
+crypto library, an allocation a peer's frame size asked for, a bug - is
+contained the same way, as a ProtocolError (`internal_error`) that ends
+this connection only, so no peer can reach the application or the I/O
+loop through it. ``data_to_send()`` keeps working so
 an ERROR command queued for the peer can still be flushed before closing.
 If ``pull`` meets the error after decoding some messages, it returns those
 first and raises on the next call, so nothing received intact is lost.
@@ -39,7 +44,7 @@ from typing import Final
 
 from . import commands
 from .decoder import FrameDecoder
-from .errors import ZMTP_UNEXPECTED_COMMAND, ProtocolError, timeout_error
+from .errors import ZMTP_UNEXPECTED_COMMAND, ProtocolError, internal_error, timeout_error
 from .frames import FLAG_COMMAND, FLAG_MORE, Buffer, FrameEncoder
 from .greeting import (
     GREETING_SIZE,
@@ -55,7 +60,7 @@ from .heartbeat import SAME_AS_IVL, Heartbeat
 from .legacy import LegacyHandshake, refusal
 from .mechanisms.base import Mechanism, MechanismStatus
 from .metadata import PROPERTY_IDENTITY, PROPERTY_SOCKET_TYPE, Metadata
-from .socktypes import PUBLISHERS, SUBSCRIBERS, is_known
+from .socktypes import GROUP_JOINERS, GROUP_PUBLISHERS, PUBLISHERS, SUBSCRIBERS, is_known
 
 _SUBSCRIBE_MSG: Final = 0x01
 _CANCEL_MSG: Final = 0x00
@@ -235,22 +240,28 @@ class ZMTPConnection:
     def get_buffer(self, sizehint: int = -1) -> memoryview:
         """A writable, non-empty view for ``recv_into``; valid until the
         next `buffer_updated` (which releases big-frame views)."""
-        return self._decoder.get_buffer(sizehint)
+        self._raise_if_failed()
+        try:
+            return self._decoder.get_buffer(sizehint)
+        except Exception as exc:
+            raise self._failed(internal_error(exc)) from exc
 
     def buffer_updated(self, nbytes: int, now: float) -> None:
         """`nbytes` were written into the last `get_buffer` view at `now`."""
         self._raise_if_failed()
         if nbytes <= 0:
             return
-        self._decoder.buffer_updated(nbytes)
-        self._last_rx = now
-        self._heartbeat.traffic()
-        if not self.handshake_done:
-            try:
+        try:
+            self._decoder.buffer_updated(nbytes)
+            self._last_rx = now
+            self._heartbeat.traffic()
+            if not self.handshake_done:
                 self._advance_handshake(now)
-            except ProtocolError as exc:
-                self._drain_mechanism()
-                raise self._failed(exc) from None
+        except ProtocolError as exc:
+            self._drain_safely()
+            raise self._failed(exc) from None
+        except Exception as exc:
+            raise self._failed(internal_error(exc)) from exc
 
     def receive_data(self, data: Buffer, now: float) -> None:
         """Feed bytes that were read elsewhere (copies them into the buffer)."""
@@ -344,6 +355,14 @@ class ZMTPConnection:
         self.peer_identity = legacy.peer_identity
         self._ready()
 
+    def _drain_safely(self) -> None:
+        """Queue what a failing mechanism wants said (its ERROR command);
+        nothing if that fails too - the connection is ending anyway."""
+        try:
+            self._drain_mechanism()
+        except Exception:  # the first error is the one reported
+            pass
+
     def _drain_mechanism(self) -> None:
         """Queue the mechanism's pending commands and ZAP request."""
         mechanism = self.mechanism
@@ -372,6 +391,8 @@ class ZMTPConnection:
         # libzmq 4.3.3+: SUBSCRIBE/CANCEL as commands only to ZMTP 3.1+ peers.
         speaks_31 = self.protocol == "ZMTP/3.1"
         self._sub_commands = self.socket_type in SUBSCRIBERS and speaks_31
+        # DISH: every message it sends is a JOIN/LEAVE command (any ZMTP 3.x).
+        self._sub_commands |= self.socket_type in GROUP_JOINERS
         self._transform = mechanism.transforms_frames
         self._heartbeat.start(now)
         self._ready()
@@ -399,8 +420,10 @@ class ZMTPConnection:
             if not self.handshake_done:
                 self._advance_handshake(now)
         except ProtocolError as exc:
-            self._drain_mechanism()
+            self._drain_safely()
             raise self._failed(exc) from None
+        except Exception as exc:
+            raise self._failed(internal_error(exc)) from exc
 
     # ------------------------------------------------------------ data in
     def pull(self, max_msgs: int) -> list[list[bytes]]:
@@ -431,6 +454,10 @@ class ZMTPConnection:
             self._failed(exc)
             if not out:
                 raise exc from None
+        except Exception as exc:
+            error = self._failed(internal_error(exc))
+            if not out:
+                raise error from exc
         return out
 
     def _pull_transformed(self, out: list[list[bytes]], max_msgs: int) -> None:
@@ -463,12 +490,14 @@ class ZMTPConnection:
             return [b"\x01" + data] if self._publisher else None
         elif name == commands.CANCEL:
             return [b"\x00" + data] if self._publisher else None
+        elif name == commands.JOIN or name == commands.LEAVE:
+            # RADIO takes the command body as a message (socktypes).
+            return [body] if self.socket_type in GROUP_PUBLISHERS else None
         elif name == commands.ERROR:
             reason = commands.parse_error(data)
             text = reason.decode("utf-8", "replace")
             raise ProtocolError(f"peer sent ERROR: {text}", kind="peer", peer_reason=reason)
-        # PONG: its bytes already counted as traffic. READY, JOIN, LEAVE and
-        # unknown commands are ignored, as libzmq's session does.
+        # PONG: its bytes already counted as traffic. READY and unknown commands are ignored, as libzmq's session does.
         return None
 
     # ----------------------------------------------------------- data out
@@ -480,16 +509,25 @@ class ZMTPConnection:
         `data_to_send`; big ones until the chunk holding them is written.
         """
         self._raise_if_failed()
-        if not self.handshake_done:
-            self._early.extend(msgs)
-        elif self._transform or self._sub_commands:
-            for msg in msgs:
-                self._send_general(msg)
-        else:
-            self._encoder.add_messages(msgs)
+        try:
+            if not self.handshake_done:
+                self._early.extend(msgs)
+            elif self._transform or self._sub_commands:
+                for msg in msgs:
+                    self._send_general(msg)
+            else:
+                self._encoder.add_messages(msgs)
+        except ProtocolError as exc:
+            raise self._failed(exc) from None
+        except Exception as exc:
+            raise self._failed(internal_error(exc)) from exc
 
     def _send_general(self, msg: Sequence[Buffer]) -> None:
         """One message through subscription conversion and/or the mechanism."""
+        if self.socket_type in GROUP_JOINERS:  # DISH: JOIN/LEAVE bodies only
+            if len(msg) == 1:
+                self.send_command(bytes(memoryview(msg[0]).cast("B")))
+            return
         if self._sub_commands and len(msg) == 1:
             first = _first_byte(msg[0])
             if first in (_SUBSCRIBE_MSG, _CANCEL_MSG):
@@ -517,8 +555,12 @@ class ZMTPConnection:
 
     def data_to_send(self) -> list[bytes | bytearray | memoryview]:
         """Everything queued, in order, as chunks for one ``sendmsg``; clears
-        the queue. The caller handles partial writes."""
-        return self._encoder.take()
+        the queue. The caller handles partial writes. Raises ProtocolError
+        only if taking them fails (the connection is then dead)."""
+        try:
+            return self._encoder.take()
+        except Exception as exc:
+            raise self._failed(internal_error(exc)) from exc
 
     # ------------------------------------------------------------ time
     def next_deadline(self) -> float | None:
@@ -527,7 +569,13 @@ class ZMTPConnection:
             return None
         if not self.handshake_done:
             return self._hs_deadline
-        return self._heartbeat.next_deadline()
+        try:
+            return self._heartbeat.next_deadline()
+        except Exception as exc:
+            # Asked from everywhere, so it must not raise: a deadline long past
+            # has the driver call `on_timer`, which reports the failure.
+            self._failed(internal_error(exc))
+            return 0.0
 
     def on_timer(self, now: float) -> None:
         """Fire the deadlines that passed: PINGs, timeouts."""
@@ -537,9 +585,14 @@ class ZMTPConnection:
                 error = timeout_error("handshake timed out", during_handshake=True)
                 raise self._failed(error)
             return
-        heartbeat = self._heartbeat
-        why = heartbeat.expired(now)
-        if why is not None:
-            raise self._failed(timeout_error(why, during_handshake=False))
-        if heartbeat.ping_due(now):
-            self.send_command(commands.ping(heartbeat.ttl_deciseconds))
+        try:
+            heartbeat = self._heartbeat
+            why = heartbeat.expired(now)
+            if why is not None:
+                raise timeout_error(why, during_handshake=False)
+            if heartbeat.ping_due(now):
+                self.send_command(commands.ping(heartbeat.ttl_deciseconds))
+        except ProtocolError as exc:
+            raise self._failed(exc) from None
+        except Exception as exc:
+            raise self._failed(internal_error(exc)) from exc

@@ -108,3 +108,15 @@ def zap_status_of(reason: bytes) -> int | None:
 def timeout_error(reason: str, *, during_handshake: bool) -> ProtocolError:
     """A deadline passed (HANDSHAKE_IVL, HEARTBEAT_TIMEOUT or the peer's TTL)."""
     return ProtocolError(reason, code=NO_CODE, kind="timeout", during_handshake=during_handshake)
+
+
+def internal_error(exc: BaseException) -> ProtocolError:
+    """An unexpected exception met inside a connection, contained as the end
+    of that connection (issue 12: nothing but ProtocolError leaves `_zmtp`).
+    A peer's input can reach code that fails in ways no check foresaw - a
+    crypto library refusing a key, an allocation a declared size asked for -
+    and the application and the I/O loop must not see it. libzmq, which
+    asserts on its own bugs, has no code for this: ZMTP_UNSPECIFIED."""
+    error = ProtocolError(f"internal error: {type(exc).__name__}: {exc}", code=ZMTP_UNSPECIFIED)
+    error.__cause__ = exc
+    return error

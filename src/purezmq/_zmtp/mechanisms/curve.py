@@ -127,6 +127,11 @@ class CurveCrypto(Protocol):
     Boxes are in the "easy" form: 16-byte MAC followed by the ciphertext.
     ``*_open`` return None when the box does not authenticate. Keys are 32
     bytes, box nonces 24.
+
+    ``precompute`` and ``box`` return None when libsodium refuses the key
+    agreement: a public key of low order (all zero bytes, for one) gives a
+    shared secret anyone can compute. The keys come from the peer, so this
+    is the peer's fault and ends one connection, never more (issue 12).
     """
 
     def keypair(self) -> tuple[bytes, bytes]:
@@ -138,11 +143,11 @@ class CurveCrypto(Protocol):
     def random(self, size: int) -> bytes:
         """`size` bytes from a cryptographic random source."""
 
-    def box(self, message: bytes, nonce: bytes, public: bytes, secret: bytes) -> bytes: ...
+    def box(self, message: bytes, nonce: bytes, public: bytes, secret: bytes) -> bytes | None: ...
 
     def box_open(self, box: bytes, nonce: bytes, public: bytes, secret: bytes) -> bytes | None: ...
 
-    def precompute(self, public: bytes, secret: bytes) -> bytes:
+    def precompute(self, public: bytes, secret: bytes) -> bytes | None:
         """``crypto_box_beforenm``: the shared key for the ``*_afternm`` calls."""
 
     def box_afternm(self, message: bytes, nonce: bytes, key: bytes) -> bytes: ...
@@ -162,6 +167,11 @@ def _check_key(name: str, key: bytes) -> bytes:
 
 def _crypto_error(what: str) -> ProtocolError:
     return ProtocolError(f"CURVE: {what}", code=ZMTP_CRYPTOGRAPHIC)
+
+
+def _weak_key(whose: str) -> ProtocolError:
+    """libsodium refused a key agreement with `whose` key (low order)."""
+    return _crypto_error(f"{whose} key is unusable for key agreement (low order)")
 
 
 def _unexpected(name: bytes, where: str) -> ProtocolError:
@@ -301,7 +311,10 @@ class CurveClient(_CurveBase):
         self.peer = peer
         crypto = self._crypto
         self._cn_public, cn_secret = crypto.keypair()
-        self._hello_key = crypto.precompute(self._server, cn_secret)
+        hello_key = crypto.precompute(self._server, cn_secret)
+        if hello_key is None:
+            self._fail_silently(_weak_key("the configured server"))
+        self._hello_key = hello_key
         self._cn_secret = cn_secret
         short = self._next_nonce()
         box = self._seal(_ZEROS_64, NONCE_HELLO + short, self._hello_key)
@@ -331,7 +344,10 @@ class CurveClient(_CurveBase):
             self._fail_silently(_crypto_error("cannot open WELCOME (wrong server key?)"))
         self._cn_server = plain[:32]
         self._cookie = plain[32:128]
-        self._shared = self._crypto.precompute(self._cn_server, self._cn_secret)
+        shared = self._crypto.precompute(self._cn_server, self._cn_secret)
+        if shared is None:
+            self._fail_silently(_weak_key("the server's short-term"))
+        self._shared = shared
         self._send_initiate()
         self._state = "ready"
 
@@ -341,6 +357,8 @@ class CurveClient(_CurveBase):
         vouch = crypto.box(
             self._cn_public + self._server, NONCE_VOUCH + vouch_nonce, self._cn_server, self._secret
         )
+        if vouch is None:
+            self._fail_silently(_weak_key("the server's short-term"))
         short = self._next_nonce()
         plain = self._public + vouch_nonce + vouch + self._ready_properties()
         box = self._seal(plain, NONCE_INITIATE + short, self._shared)
@@ -441,6 +459,10 @@ class CurveServer(_CurveBase):
         short = body[112:120]
         nonce = self._check_peer_nonce(short)
         hello_key = self._crypto.precompute(cn_client, self._secret)
+        if hello_key is None:
+            # libzmq: crypto_box_open fails, HANDSHAKE_FAILED_PROTOCOL with
+            # ZMTP_CRYPTOGRAPHIC and no ERROR to the client.
+            self._fail_silently(_weak_key("the client's short-term"))
         plain = self._unseal(body[120:200], NONCE_HELLO + short, hello_key)
         if plain is None or not hmac.compare_digest(plain, _ZEROS_64):
             self._fail_silently(_crypto_error("cannot open HELLO (wrong server key?)"))
@@ -476,6 +498,8 @@ class CurveServer(_CurveBase):
         short = body[105:113]
         nonce = self._check_peer_nonce(short)
         shared = crypto.precompute(self._cn_client, self._cn_secret)
+        if shared is None:  # C' passed HELLO's key agreement: cannot happen
+            self._fail_silently(_weak_key("the client's short-term"))
         plain = self._unseal(body[113:], NONCE_INITIATE + short, shared)
         if plain is None:
             self._fail_silently(_crypto_error("cannot open INITIATE"))
