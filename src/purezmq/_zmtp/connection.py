@@ -60,7 +60,7 @@ from .heartbeat import SAME_AS_IVL, Heartbeat
 from .legacy import LegacyHandshake, refusal
 from .mechanisms.base import Mechanism, MechanismStatus
 from .metadata import PROPERTY_IDENTITY, PROPERTY_SOCKET_TYPE, Metadata
-from .socktypes import PUBLISHERS, SUBSCRIBERS, is_known
+from .socktypes import GROUP_JOINERS, GROUP_PUBLISHERS, PUBLISHERS, SUBSCRIBERS, is_known
 
 _SUBSCRIBE_MSG: Final = 0x01
 _CANCEL_MSG: Final = 0x00
@@ -391,6 +391,8 @@ class ZMTPConnection:
         # libzmq 4.3.3+: SUBSCRIBE/CANCEL as commands only to ZMTP 3.1+ peers.
         speaks_31 = self.protocol == "ZMTP/3.1"
         self._sub_commands = self.socket_type in SUBSCRIBERS and speaks_31
+        # DISH: every message it sends is a JOIN/LEAVE command (any ZMTP 3.x).
+        self._sub_commands |= self.socket_type in GROUP_JOINERS
         self._transform = mechanism.transforms_frames
         self._heartbeat.start(now)
         self._ready()
@@ -488,12 +490,15 @@ class ZMTPConnection:
             return [b"\x01" + data] if self._publisher else None
         elif name == commands.CANCEL:
             return [b"\x00" + data] if self._publisher else None
+        elif name in (commands.JOIN, commands.LEAVE):
+            # RADIO takes the command body as a message (socktypes).
+            return [body] if self.socket_type in GROUP_PUBLISHERS else None
         elif name == commands.ERROR:
             reason = commands.parse_error(data)
             text = reason.decode("utf-8", "replace")
             raise ProtocolError(f"peer sent ERROR: {text}", kind="peer", peer_reason=reason)
-        # PONG: its bytes already counted as traffic. READY, JOIN, LEAVE and
-        # unknown commands are ignored, as libzmq's session does.
+        # PONG: its bytes already counted as traffic. READY and unknown
+        # commands are ignored, as libzmq's session does.
         return None
 
     # ----------------------------------------------------------- data out
@@ -520,6 +525,10 @@ class ZMTPConnection:
 
     def _send_general(self, msg: Sequence[Buffer]) -> None:
         """One message through subscription conversion and/or the mechanism."""
+        if self.socket_type in GROUP_JOINERS:  # DISH: JOIN/LEAVE bodies only
+            if len(msg) == 1:
+                self.send_command(bytes(memoryview(msg[0]).cast("B")))
+            return
         if self._sub_commands and len(msg) == 1:
             first = _first_byte(msg[0])
             if first in (_SUBSCRIBE_MSG, _CANCEL_MSG):

@@ -1,9 +1,8 @@
 """Socket types as ZMTP sees them: names, legal peers, READY properties.
 
 Compatibility is data, not code (RFC 37 "The Socket-Type Property", which
-libzmq enforces in ``mechanism_t::check_socket_type``). The draft types are
-here only so that their peers can be checked; nothing else in purezmq
-implements them yet.
+libzmq enforces in ``mechanism_t::check_socket_type``). The draft types
+are patterns too (`purezmq._routing.patterns`).
 """
 
 from __future__ import annotations
@@ -61,6 +60,15 @@ SUBSCRIBERS: Final = frozenset({"SUB", "XSUB"})
 #: Types that receive subscriptions; incoming SUBSCRIBE/CANCEL commands are
 #: handed to them as 0x01/0x00 messages (the form the patterns see).
 PUBLISHERS: Final = frozenset({"PUB", "XPUB"})
+
+#: Types whose messages to peers are all JOIN/LEAVE command bodies
+#: (``[b"\x04JOIN" + group]``), sent as commands (libzmq ``dish_session_t``;
+#: to ZMTP 3.0 peers too: libzmq has no other form).
+GROUP_JOINERS: Final = frozenset({"DISH"})
+
+#: Types that take JOIN/LEAVE commands, handed to them as one-frame messages
+#: holding the command body (libzmq ``radio_session_t``).
+GROUP_PUBLISHERS: Final = frozenset({"RADIO"})
 
 
 def is_known(socket_type: str) -> bool:
