@@ -213,3 +213,23 @@ def test_sdist_without_a_compiler_installs_pure(sdist: Path, work: Path) -> None
     )
     assert "setuptools" in fetched and "mypy" not in fetched, fetched
     _smoke(python, work, compiled=False)
+
+
+def test_the_tutorial_runs_from_the_installed_wheel(compiled_wheel: Path, work: Path) -> None:
+    """What a user does after `pip install purezmq-*.whl`: the tutorial's
+    programs and its shell session (the installed `purezmq` command), copied
+    outside the checkout, print what docs/tutorial.md shows."""
+    from tests.tutorial.test_tutorial import _blocks
+
+    venv = work / "venv-tutorial"
+    python = _venv(venv)
+    _run(_pip("--python", str(python), "install", "--no-deps", str(compiled_wheel)), work, _env())
+    here = work / "user"
+    shutil.copytree(ROOT / "examples" / "tutorial", here / "examples" / "tutorial")
+    env = _env()
+    env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    outputs = _blocks("output")
+    assert outputs
+    for path, shown in sorted(outputs.items()):
+        cmd = ["bash", path] if path.endswith(".sh") else [str(python), "-I", path]
+        assert _run(cmd, here, env).stdout == shown, path
