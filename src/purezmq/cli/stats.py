@@ -140,6 +140,8 @@ class _Watch:
         self.started = time.monotonic()
         self.exporter = _exporter(a)
         self.name: str = a.name or a.type.lower()
+        if self.exporter is not None:
+            self.snapshot()  # a scrape before the first interval sees the socket
 
     def snapshot(self) -> dict[str, Any]:
         """The socket's statistics now (and the exporter's, when serving)."""
