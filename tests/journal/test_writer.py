@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -109,3 +111,53 @@ def test_topic_timestamp_and_frames_are_kept(journal: Journal) -> None:
     )  # fmt: skip
     assert (b.topic, b.frames, b.value) == (None, [b"solo"], b"solo")
     assert abs(b.timestamp_us / 1e6 - time.time()) < 60
+
+
+def test_append_many_seals_where_single_appends_would(journal: Journal) -> None:
+    sealed: list[SegmentInfo] = []
+    with journal.writer("s", seal_count=4, seal_age_s=3600,
+                        on_seal=lambda _, g: sealed.append(g)) as w:  # fmt: skip
+        assert w.append([b"a"]) == 0
+        assert w.append_many([[b"m%d" % i] for i in range(9)]) == 1
+        assert w.append_many([]) == 10 and w.pending == 2
+    assert [(g.first, g.end) for g in sealed] == [(0, 4), (4, 8), (8, 10)]
+    with journal.writer("b", seal_bytes=10_000, seal_age_s=3600) as w:
+        w.append_many([[b"x" * 1000] for _ in range(30)], timestamp_us=1_700_000_000_000_000)
+    # 1,032 bytes counted per message: the 10th reaches 10,000 and ends the segment.
+    assert [g.count for g in journal.segments("b")] == [10, 10, 10]
+    msgs = list(journal.messages("b"))
+    assert {m.timestamp_us for m in msgs} == {1_700_000_000_000_000}
+    assert [m.seq for m in msgs] == list(range(30)) and msgs[5].frames == [b"x" * 1000]
+
+
+def test_append_many_keeps_frames_topics_and_mixed_topic_modes(journal: Journal) -> None:
+    with journal.writer("s", seal_age_s=3600) as w:
+        w.append_many([[b"t1", b"a"], [b"t2"], [b"t3", b"b", b"c"]], topic_is_frame0=True)
+        w.append([b"solo"])  # no topic: the segment needs a topic column now
+        w.append([b"k", b"v"], topic=b"other")
+        w.append_many([[b"t4", b"d"]], topic_is_frame0=True)
+    got = [(m.topic, m.frames) for m in journal.messages("s")]
+    assert got == [
+        (b"t1", [b"t1", b"a"]), (b"t2", [b"t2"]), (b"t3", [b"t3", b"b", b"c"]),
+        (None, [b"solo"]), (b"other", [b"k", b"v"]), (b"t4", [b"t4", b"d"]),
+    ]  # fmt: skip
+    with pytest.raises(ValueError, match="at least one frame"):
+        journal.writer("e").append_many([[b"x"], []])
+
+
+def test_sealing_does_not_import_pandas(tmp_path: Path) -> None:
+    """pyarrow imports pandas the first time pa.array gets a Python list: a
+    quarter of a second or more, in the middle of a capture. Segments are built
+    from buffers instead."""
+    code = (
+        "import sys\n"
+        "from purezmq.journal import Journal\n"
+        f"j = Journal.create({str(tmp_path / 'j')!r})\n"
+        "with j.writer('s') as w:\n"
+        "    w.append_many([[b'a', b'b'], [b'c']], topic_is_frame0=True)\n"
+        "    w.append([b'd'])\n"
+        "assert j.count('s') == 3\n"
+        "print('pandas' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -43,6 +43,7 @@ from .errors import (
     NotAJournalError,
     StreamLockedError,
 )
+from .headers import DEFAULT_HEADERS, default_headers
 from .journal import FORMAT_VERSION, Journal, Message
 from .layout import SegmentInfo, check_stream_name, contiguous_runs
 from .reader import read_segments
@@ -51,6 +52,7 @@ from .schema import SCHEMA_VERSION, SEGMENT_SCHEMA
 from .writer import StreamWriter
 
 __all__ = [
+    "DEFAULT_HEADERS",
     "FORMAT_VERSION",
     "SCHEMA_VERSION",
     "SEGMENT_SCHEMA",
@@ -71,6 +73,7 @@ __all__ = [
     "StreamWriter",
     "check_stream_name",
     "contiguous_runs",
+    "default_headers",
     "read_segments",
     "replay",
 ]

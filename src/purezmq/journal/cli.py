@@ -134,6 +134,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run only the worker of this partition (of --partitions)")
     p.add_argument("--key-frame", type=int, default=None,
                    help="SUB with partitions: the frame whose hash picks the partition (0)")
+    p.add_argument("--headers", action="store_true",
+                   help="record each message's connection properties as headers: "
+                   "Socket-Type, Peer-Address, and for ROUTER Identity and Routing-Id "
+                   "(default: none)")  # fmt: skip
+    p.add_argument("--header", action="append", default=[], metavar="NAME",
+                   help="record this property too, e.g. X-Tenant (repeatable; implies --headers)")
 
     p = sub.add_parser("ls", help="list streams and their seq ranges")
     p.add_argument("path", help=_PATH)
@@ -206,7 +212,7 @@ def _cmd_capture(a: argparse.Namespace) -> int:
     src = CaptureSource(
         a.stream, a.type, connect=a.connect, bind=a.bind,
         topics=[t.encode() for t in a.topic], ack=a.ack, partition=a.partition or 0,
-        partitions=a.partitions, key_frame=a.key_frame,
+        partitions=a.partitions, key_frame=a.key_frame, headers=_headers(a),
     )  # fmt: skip
 
     def sealed(stream: str, seg: SegmentInfo) -> None:
@@ -239,6 +245,16 @@ def _cmd_capture(a: argparse.Namespace) -> int:
         stopped.set()
     _emit({"event": "stopped", "stats": {k: asdict(v) for k, v in stats.items()}})
     return 0
+
+
+def _headers(a: argparse.Namespace) -> bool | list[str]:
+    """CaptureSource's headers: the defaults with --headers, plus each --header."""
+    if not a.header:
+        return bool(a.headers)
+    from .headers import default_headers
+
+    defaults = default_headers(a.type)
+    return [*defaults, *(h for h in a.header if h not in defaults)]
 
 
 def _open_or_create(path: str, fmt: str | None) -> Journal:
@@ -287,7 +303,9 @@ def _cmd_cat(a: argparse.Namespace) -> int:
         if a.json:
             _emit({"seq": m.seq, "timestamp_us": m.timestamp_us,
                    "topic": None if m.topic is None else base64.b64encode(m.topic).decode(),
-                   "frames": [base64.b64encode(f).decode() for f in m.frames]})  # fmt: skip
+                   "frames": [base64.b64encode(f).decode() for f in m.frames],
+                   **({} if m.headers is None else {"headers": [
+                       [k, base64.b64encode(v).decode()] for k, v in m.headers]})})  # fmt: skip
         else:
             print(m.seq, " | ".join(repr(f) for f in m.frames), flush=True)
     return 0

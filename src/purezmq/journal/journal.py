@@ -42,7 +42,11 @@ CONSUMERS_DIR = "consumers"
 # 2: partitions (``partition=<k>`` directories), a CRC32C in every segment's
 # name, each frame stored once. Version-1 journals are read as they are and
 # upgraded when a writer opens them (their old segments stay readable).
-FORMAT_VERSION = 2
+# 3: segments may hold a ``headers`` column (segment schema 3). A journal is
+# created as version 2 and marked 3 only when a capture records headers, so
+# journals without headers stay readable by purezmq versions that read 2.
+FORMAT_VERSION = 3
+BASE_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,9 @@ class Message:
     topic: bytes | None
     frames: list[bytes]
     partition: int = 0
+    #: (key, value) pairs: the connection properties the capture recorded
+    #: (``headers=True``), or None when it recorded none.
+    headers: list[tuple[str, bytes]] | None = None
 
     @property
     def value(self) -> bytes:
@@ -91,7 +98,7 @@ class Journal:
                 "format": FORMAT_NAME,
                 "journalId": uuid.uuid4().hex,
                 "segmentFormat": segment_format,
-                "version": FORMAT_VERSION,
+                "version": BASE_VERSION,
             }
             data = json.dumps(meta, indent=2, sort_keys=True).encode() + b"\n"
             try:
@@ -207,15 +214,22 @@ class Journal:
 
         return StreamWriter(self, stream, partition=partition, **kwargs)
 
-    def upgrade(self) -> None:
-        """Mark a version-1 journal as version 2, before a writer adds version-2 segments.
+    def upgrade(self, version: int = BASE_VERSION) -> None:
+        """Mark the journal as (at least) `version` before a writer adds segments of it.
 
-        Older purezmq versions refuse a version-2 journal instead of ignoring
-        the segments whose names they do not know (which would be silent loss).
+        Version 1 becomes 2 when a writer opens it, and 3 before the first
+        segment with headers is sealed. Older purezmq versions then refuse
+        the journal instead of ignoring segments whose names they do not
+        know, or reading segments with headers as damaged (under
+        failOnDataLoss=false they would skip them: silent loss).
         """
-        if int(self.meta.get("version", 1)) >= FORMAT_VERSION:
+        if int(self.meta.get("version", 1)) >= version:
             return
-        meta = dict(self.meta, version=FORMAT_VERSION)
+        # Another writer may have marked it higher since we opened it: never lower it.
+        self.meta = json.loads(self.fs.read_bytes(join(self.root, JOURNAL_FILE)))
+        if int(self.meta.get("version", 1)) >= version:
+            return
+        meta = dict(self.meta, version=version)
         data = json.dumps(meta, indent=2, sort_keys=True).encode() + b"\n"
         self.fs.write_atomic(self.root, JOURNAL_FILE, data, overwrite=True)
         self.meta = meta
@@ -262,14 +276,16 @@ class Journal:
         """Messages of seqs [start, end), one Python object each (for tools, not speed)."""
         for batch in self.read(stream, start, end, partition=partition):
             cols = batch.to_pydict()
-            for seq, ts, topic, frames in zip(
+            for seq, ts, topic, frames, hdrs in zip(
                 cols["seq"],
                 batch.column(1).cast("int64").to_pylist(),
                 cols["topic"],
                 cols["frames"],
+                cols["headers"],
                 strict=True,
             ):
-                yield Message(stream, seq, ts, topic, frames, partition)
+                headers = None if hdrs is None else [(h["key"], h["value"]) for h in hdrs]
+                yield Message(stream, seq, ts, topic, frames, partition, headers)
 
     def seq_at_time(self, stream: str, t_us: int, partition: int = 0) -> int | None:
         """The first retained seq whose timestamp is >= `t_us`, or None if there is none.

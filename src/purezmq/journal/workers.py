@@ -46,6 +46,10 @@ def _child_args(a: argparse.Namespace, k: int, binds: list[str]) -> list[str]:
             args += [flag, str(value)]
     if a.ack:
         args.append("--ack")
+    if a.headers:
+        args.append("--headers")
+    for name in a.header:
+        args += ["--header", name]
     if a.stats_ms:
         args += ["--stats-ms", str(a.stats_ms)]
     return args
