@@ -9,8 +9,8 @@ from purezmq.spark.options import OptionError, SinkOptions, SourceOptions
 
 def test_source_defaults_follow_kafka() -> None:
     s = SourceOptions.parse({"path": "/j"}, streaming=True)
-    assert (s.starting, s.ending, s.fail_on_data_loss, s.include_frames) == (
-        "latest", "latest", True, True,
+    assert (s.starting, s.ending, s.fail_on_data_loss, s.include_frames, s.include_headers) == (
+        "latest", "latest", True, True, False,
     )  # fmt: skip
     assert SourceOptions.parse({"path": "/j"}, streaming=False).starting == "earliest"
 
@@ -19,14 +19,15 @@ def test_source_options_are_case_insensitive_and_typed() -> None:
     s = SourceOptions.parse(
         {"PATH": "/j", "streams": "b, a,,a", "maxoffsetspertrigger": "500",
          "MaxBytesPerTrigger": "64k", "minPartitions": "4", "failOnDataLoss": "FALSE",
-         "includeFrames": "no", "startingOffsets": '{"b": 7, "a": -2}'},
+         "includeFrames": "no", "startingOffsets": '{"b": 7, "a": -2}',
+         "INCLUDEHEADERS": "true"},
         streaming=True,
     )  # fmt: skip
     assert s.streams == ("a", "b")
     assert (s.max_offsets_per_trigger, s.max_bytes_per_trigger, s.min_partitions) == (
         500, 65536, 4,
     )  # fmt: skip
-    assert not s.fail_on_data_loss and not s.include_frames
+    assert not s.fail_on_data_loss and not s.include_frames and s.include_headers
     assert s.starting == {"a": -2, "b": 7}
     assert s.selects("a") and not s.selects("c")
 

@@ -34,11 +34,19 @@ SPARK_SCHEMA = StructType([
 ])  # fmt: skip
 
 
+HEADERS = StructField("headers", ArrayType(StructType([
+    StructField("key", StringType()), StructField("value", BinaryType())])))  # fmt: skip
+
+
 def test_output_schema_equals_what_spark_checks() -> None:
     # Spark compares the first batch's schema with this, exactly (SPARK-55583).
     assert to_arrow_schema(SPARK_SCHEMA, timezone="UTC").equals(output_schema(True))
     no_frames = StructType(SPARK_SCHEMA.fields[:-1])
     assert to_arrow_schema(no_frames, timezone="UTC").equals(output_schema(False))
+    # includeHeaders: Kafka's headers column, last.
+    for frames, fields in ((True, SPARK_SCHEMA.fields), (False, no_frames.fields)):
+        spark = to_arrow_schema(StructType([*fields, HEADERS]), timezone="UTC")
+        assert spark.equals(output_schema(frames, include_headers=True))
 
 
 @pytest.mark.parametrize("frames", ["true", "false"])

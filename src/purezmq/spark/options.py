@@ -29,7 +29,7 @@ SOURCE_OPTIONS = (
     "maxOffsetsPerTrigger", "maxBytesPerTrigger", "minPartitions", "failOnDataLoss",
     "includeFrames", "minOffsetsPerTrigger", "maxTriggerDelay", "startingTimestamp",
     "startingOffsetsByTimestamp", "startingOffsetsByTimestampStrategy", "endingTimestamp",
-    "endingOffsetsByTimestamp", "consumerName",
+    "endingOffsetsByTimestamp", "consumerName", "includeHeaders",
 )  # fmt: skip
 SINK_OPTIONS = (
     "endpoint", "socketType", "topic", "batchHeader", "ackMode", "ackTimeoutMs", "ackRetries",
@@ -228,6 +228,7 @@ class SourceOptions:
             min_partitions=_int(o, "minPartitions", None, 1),
             fail_on_data_loss=_bool(o, "failOnDataLoss", True),
             include_frames=_bool(o, "includeFrames", True),
+            include_headers=_bool(o, "includeHeaders", False),
             min_offsets_per_trigger=_int(o, "minOffsetsPerTrigger", None, 1),
             max_trigger_delay_s=_duration(o, "maxTriggerDelay", "15m"),
             starting_timestamp=_int(o, "startingTimestamp", None, 0),

@@ -28,25 +28,35 @@ from .planning import SlicePlan
 
 log = logging.getLogger("purezmq.spark")
 
-SOURCE_DDL = (
-    "stream STRING, partition INT, seq BIGINT, timestamp TIMESTAMP, topic BINARY, value BINARY, "
-    "frames ARRAY<BINARY>"
-)
-SOURCE_DDL_NO_FRAMES = (
+_DDL_BASE = (
     "stream STRING, partition INT, seq BIGINT, timestamp TIMESTAMP, topic BINARY, value BINARY"
 )
+_DDL_FRAMES = ", frames ARRAY<BINARY>"
+_DDL_HEADERS = ", headers ARRAY<STRUCT<key: STRING, value: BINARY>>"  # Kafka's type
 
 
-def output_schema(include_frames: bool) -> Any:
+def source_ddl(include_frames: bool, include_headers: bool) -> str:
+    """The source's Spark schema: ``frames`` unless includeFrames=false, ``headers``
+    (last, as in Kafka's source) with includeHeaders=true."""
+    return (
+        _DDL_BASE
+        + (_DDL_FRAMES if include_frames else "")
+        + (_DDL_HEADERS if include_headers else "")
+    )
+
+
+def output_schema(include_frames: bool, include_headers: bool = False) -> Any:
     """The Arrow schema of what `read_slice` yields.
 
     ``stream`` and ``partition``, then the segment's own columns in their
-    order with their types (``_convert`` passes them through by position,
+    order with their types (``_convert`` passes them through by name,
     unconverted): the journal chose those types for Spark, so they are taken
     from its schema rather than restated here.
     """
+    drop = {"frames"} if not include_frames else set()
+    drop |= {"headers"} if not include_headers else set()
     fields = [pa.field("stream", pa.string()), pa.field("partition", pa.int32())]
-    fields += [f for f in SEGMENT_SCHEMA if include_frames or f.name != "frames"]
+    fields += [f for f in SEGMENT_SCHEMA if f.name not in drop]
     return pa.schema(fields)
 
 
@@ -56,7 +66,7 @@ def _convert(batch: Any, plan: SlicePlan, schema: Any) -> Any:
         pa.repeat(pa.scalar(plan.stream, pa.string()), n),
         pa.repeat(pa.scalar(plan.partition, pa.int32()), n),
     ]
-    cols += [batch.column(i) for i in range(len(schema) - 2)]
+    cols += [batch.column(name) for name in schema.names[2:]]
     return pa.RecordBatch.from_arrays(cols, schema=schema)
 
 
@@ -69,7 +79,7 @@ def read_slice(plan: SlicePlan | None) -> Iterator[Any]:
     """
     if plan is None:
         return
-    schema = output_schema(plan.include_frames)
+    schema = output_schema(plan.include_frames, plan.include_headers)
     lenient = not plan.fail_on_data_loss
     batches = read_segments(
         plan.path, plan.stream, plan.segments, plan.start, plan.end,

@@ -41,7 +41,7 @@ from .offsets import JournalOffset
 from .options import OptionError, SinkOptions, SourceOptions
 from .planning import Limit, Planner, SlicePlan
 from .positions import check_names, ending, starting
-from .read import SOURCE_DDL, SOURCE_DDL_NO_FRAMES, read_slice
+from .read import read_slice, source_ddl
 
 FORMAT = "zmq"
 
@@ -176,21 +176,19 @@ class ZmqDataSource(DataSource):
         """The format name: ``spark.readStream.format("zmq")``."""
         return FORMAT
 
-    def _include_frames(self) -> bool:
-        raw = str(self.options.get("includeFrames", "true")).strip().lower()
-        return raw not in ("false", "0", "no", "off")
-
     def schema(self) -> str:
-        """Kafka-like: stream, partition, seq, timestamp, topic, value and (optionally) frames.
+        """Kafka-like: stream, partition, seq, timestamp, topic, value, then frames
+        (unless includeFrames=false) and headers (with includeHeaders=true).
 
         Spark asks for the schema in ``load()``, so this is where a read's
         options are checked against the journal: a missing journal, a
         misspelt stream or offset key fails there, naming what exists.
         """
-        if "endpoint" not in self.options:  # a read (the sink has no schema of its own)
-            opts = SourceOptions.parse(self.options, streaming=False)
-            check_names(Planner(Journal.open(opts.path), opts))
-        return SOURCE_DDL if self._include_frames() else SOURCE_DDL_NO_FRAMES
+        if "endpoint" in self.options:  # the sink has no schema of its own
+            return source_ddl(True, False)
+        opts = SourceOptions.parse(self.options, streaming=False)
+        check_names(Planner(Journal.open(opts.path), opts))
+        return source_ddl(opts.include_frames, opts.include_headers)
 
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:
         """The micro-batch reader (options validated here, on the driver)."""
