@@ -109,11 +109,19 @@ def test_unreachable_storage_fails_even_with_fail_on_data_loss_false(tmp_path: P
         list(read_slice(plan))
 
 
-def test_a_corrupt_segment_fails_or_is_skipped(tmp_path: Path) -> None:
+@pytest.mark.parametrize("damage", ["flipped", "truncated"])
+def test_a_corrupt_segment_fails_or_is_skipped(
+    tmp_path: Path, damage: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A truncated segment could not be skipped even with failOnDataLoss=false (issue 15).
     j = make_journal(tmp_path / "j", {"a": 60}, per_segment=20)
-    path = j.segment_path("a", j.segments("a")[1])
+    seg = j.segments("a")[1]
+    path = j.segment_path("a", seg)
     data = bytearray(Path(path).read_bytes())
-    data[-30] ^= 0x04
+    if damage == "flipped":
+        data[-30] ^= 0x04
+    else:
+        del data[len(data) // 2 :]
     Path(path).write_bytes(bytes(data))
     for fail in ("true", "false"):
         p = Planner(j, SourceOptions.parse({"path": j.uri, "failOnDataLoss": fail},
@@ -123,5 +131,8 @@ def test_a_corrupt_segment_fails_or_is_skipped(tmp_path: Path) -> None:
             with pytest.raises(CorruptSegmentError, match=r"checksum mismatch.*failOnDataLoss"):
                 list(read_slice(plan))
         else:
-            seqs = [s for b in read_slice(plan) for s in b.column("seq").to_pylist()]
-            assert seqs == [*range(20), *range(40, 60)]
+            with caplog.at_level("WARNING", logger="purezmq.spark"):
+                seqs = [s for b in read_slice(plan) for s in b.column("seq").to_pylist()]
+            assert seqs == [*range(20), *range(40, 60)]  # only the damaged segment is skipped
+            assert [r.levelname for r in caplog.records if seg.name in r.getMessage()] == [
+                "WARNING"]  # fmt: skip
