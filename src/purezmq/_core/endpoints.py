@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from purezmq import constants as C
 from purezmq._transport.address import (
+    MULTICAST,
     AddressError,
     Endpoint,
     Tuning,
@@ -25,6 +26,7 @@ from purezmq._transport.address import (
     ipc_path,
     parse_endpoint,
 )
+from purezmq._transport.pgm import MulticastConfig
 from purezmq.error import ZMQError, strerror
 
 from . import security
@@ -121,6 +123,9 @@ class Endpoints:
     # ------------------------------------------------------------ bind
     def bind(self, addr: str) -> None:
         ep = parse(addr)
+        if ep.protocol in MULTICAST:  # libzmq: bind and connect are the same for PGM
+            self.connect(addr)
+            return
         if ep.protocol == "inproc":
             self._ctx.inproc_bind(ep.address, self._owner)
             self._inproc_binds.append(ep.address)
@@ -185,6 +190,9 @@ class Endpoints:
             self.last_endpoint = addr
             owner.process_commands()  # the pipe is usable when connect() returns
             return
+        if ep.protocol in MULTICAST:
+            self._connect_multicast(addr, ep)
+            return
         ipv6 = bool(self._options.value(C.IPV6))
         try:  # validate now, as libzmq does; the connecter resolves again on each attempt
             if ep.protocol == "tcp":
@@ -203,6 +211,38 @@ class Endpoints:
         owner.process_commands()
         handle = driver.connect(session, ep, ipv6=ipv6, tuning=self._tuning())
         self._connects.setdefault(addr, []).append(_Connected(session, handle, sock_pipe))
+        self.last_endpoint = addr
+
+    def _connect_multicast(self, addr: str, ep: Endpoint) -> None:
+        """pgm/epgm: a send-only (PUB, XPUB) or receive-only (SUB, XSUB)
+        endpoint whose pipe is attached before connect() returns."""
+        owner = self._owner
+        if owner.type_name not in ("PUB", "XPUB", "SUB", "XSUB"):
+            raise ZMQError(
+                int(C.ENOCOMPATPROTO), f"{ep.protocol} needs a PUB, XPUB, SUB or XSUB socket"
+            )
+        value = self._options.value
+        config = MulticastConfig(
+            sender=owner.type_name in ("PUB", "XPUB"),
+            rate_kbps=value(C.RATE),
+            recovery_ivl_ms=value(C.RECOVERY_IVL),
+            hops=value(C.MULTICAST_HOPS),
+            max_tpdu=value(C.MULTICAST_MAXTPDU),
+            sndbuf=value(C.SNDBUF),
+            rcvbuf=value(C.RCVBUF),
+            sndhwm=value(C.SNDHWM),
+            rcvhwm=value(C.RCVHWM),
+            max_msg_size=value(C.MAXMSGSIZE),
+        )
+        try:
+            handle = self._driver().multicast(owner, ep, config)
+        except AddressError as e:
+            raise ZMQError(e.errno, f"{e.message} (addr={addr!r})") from None
+        except OSError as e:
+            code = e.errno or errno.EINVAL
+            raise ZMQError(code, f"{strerror(code)} (addr={addr!r})") from None
+        owner.process_commands()
+        self._connects.setdefault(addr, []).append(_Connected(None, handle, None))
         self.last_endpoint = addr
 
     def disconnect(self, addr: str) -> None:

@@ -31,6 +31,7 @@ from purezmq._routing.pipe import PipeOwner
 if TYPE_CHECKING:
     from purezmq._routing.pipe import Pipe
     from purezmq._transport.address import Endpoint, Tuning
+    from purezmq._transport.pgm import MulticastConfig
 
     from .context_core import ContextCore
     from .monitor import Monitor
@@ -149,6 +150,12 @@ class Driver(Protocol):
     ) -> ConnectHandle:
         """Start connecting `session` to `endpoint` (returns at once)."""
 
+    def multicast(
+        self, owner: InprocPeer, endpoint: Endpoint, config: MulticastConfig
+    ) -> ConnectHandle:
+        """Open a pgm/epgm endpoint now (AddressError/OSError in the caller's
+        thread) and attach its pipe to `owner`; it runs on the reactor."""
+
     def stop(self, timeout: float | None = None) -> None:
         """Release the reactor's resources (the I/O thread), if the driver owns one."""
 
@@ -231,7 +238,7 @@ class InprocPeer(PipeOwner, Protocol):
 
     @property
     def type_name(self) -> str:
-        """"PUSH", "ROUTER"...: the Socket-Type the peer reports."""
+        """ "PUSH", "ROUTER"...: the Socket-Type the peer reports."""
 
     @property
     def closed(self) -> bool:

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable
 
 from purezmq import constants as C
-from purezmq._core.protocols import Driver, SessionOwner
+from purezmq._core.protocols import Driver, InprocPeer, SessionOwner
 from purezmq._core.session import Session
 from purezmq._core.session_config import SessionConfig
 from purezmq._transport.address import (
@@ -29,10 +29,12 @@ from purezmq._transport.address import (
     resolve_tcp,
     tune_socket,
 )
+from purezmq._transport.pgm import MulticastConfig
 
 from .connecter import Connecter
 from .engine import StreamEngine
 from .listener import Listener
+from .pgm import MulticastHandle, open_multicast
 from .reactor import Reactor
 
 _EVENT_ACCEPT_FAILED = int(C.EVENT_ACCEPT_FAILED)
@@ -225,6 +227,13 @@ class StreamDriver:
         )
         self.io.call_soon(connecter.start)
         return ConnectHandle(self, connecter)
+
+    # ------------------------------------------------------------ pgm/epgm
+    def multicast(
+        self, owner: InprocPeer, endpoint: Endpoint, config: MulticastConfig
+    ) -> MulticastHandle:
+        """Open a pgm/epgm endpoint (see purezmq._io.pgm)."""
+        return open_multicast(self, self.io, owner, endpoint, config)
 
 
 def _bind_ipc(path: str, backlog: int) -> socket.socket:

@@ -1,0 +1,304 @@
+"""The pgm:// and epgm:// transports on a reactor (I/O thread or asyncio loop).
+
+libzmq plugs a PGM endpoint straight into its socket: no handshake, no
+reconnection, a PUB/XPUB only sends (pgm_sender) and a SUB/XSUB only
+receives (pgm_receiver). Here the endpoint is a pipe pair like inproc's: the
+socket holds one end, a `MulticastEngine` the other, and the engine runs the
+sans-I/O PGM state machines (`purezmq._pgm`) on the reactor with one OS
+socket (see `purezmq._transport.pgm`).
+
+- Sending: messages are read from the pipe only when the source has sent
+  what it holds, so SNDHWM (and PUB's dropping at it) governs the queue and
+  RATE the pace. As in libzmq, the engine subscribes its PUB to everything:
+  PGM carries no subscriptions upstream.
+- Receiving: each source's APDUs go through its own ZMTP/1.0 reader; SUB
+  filters locally. Subscriptions the SUB writes are read and dropped. A
+  message that finds the pipe at RCVHWM is dropped and counted
+  (`dropped`): multicast cannot be paused.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import socket
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from purezmq._core.clock import monotonic
+from purezmq._pgm import packets as P
+from purezmq._pgm.framing import ApduWriter, PeerReader
+from purezmq._pgm.receiver import Options, Receiver
+from purezmq._pgm.sender import Source, window_sqns
+from purezmq._routing.pipe import Pipe, pipepair
+from purezmq._transport.address import Endpoint
+from purezmq._transport.pgm import MulticastConfig, PgmAddress, open_socket, parse_pgm
+
+from .reactor import READ, Reactor, Timer
+
+if TYPE_CHECKING:
+    from purezmq._core.protocols import Driver, InprocPeer
+
+log = logging.getLogger("purezmq")
+
+#: Datagrams read per readiness event (fairness with other endpoints).
+READ_BATCH = 256
+
+
+def _now() -> float:
+    return monotonic()
+
+
+class MulticastEngine:
+    """One PGM transport session: an IOHandler for its OS socket and the
+    owner of the engine end of the socket's pipe."""
+
+    def __init__(
+        self, io: Reactor, sock: socket.socket, addr: PgmAddress, config: MulticastConfig
+    ) -> None:
+        self.io = io
+        self.sock = sock
+        self.fd = sock.fileno()
+        self.addr = addr
+        self.config = config
+        self.pipe: Pipe | None = None
+        self.closed = False
+        self.dropped = 0
+        self._timer: Timer | None = None
+        overhead = 28 if addr.udp else 20
+        self._source: Source | None = None
+        self._receiver: Receiver | None = None
+        self._writer: ApduWriter | None = None
+        self._readers: dict[tuple[bytes, int], PeerReader] = {}
+        sqns = window_sqns(config.rate_kbps, config.recovery_ivl_ms, config.max_tpdu)
+        if config.sender:
+            sport = addr.port
+            while sport == addr.port:
+                sport = random.randrange(1, 0x10000)
+            self._source = Source(
+                os.urandom(6),
+                sport,
+                addr.port,
+                nla=addr.interface,
+                group=addr.group,
+                max_tpdu=config.max_tpdu,
+                ip_overhead=overhead,
+                rate_bytes=config.rate_kbps * 1000 // 8,
+                window=sqns,
+                now=_now(),
+            )
+            self._writer = ApduWriter(self._source.max_tsdu)
+        else:
+            self._receiver = Receiver(
+                addr.port, addr.group, Options(sqns=max(sqns, 64)), random=random.random
+            )
+
+    def __repr__(self) -> str:
+        kind = "epgm" if self.addr.udp else "pgm"
+        return (
+            f"<MulticastEngine {kind}://{self.addr.interface};{self.addr.group}:{self.addr.port}>"
+        )
+
+    # ------------------------------------------------------------ life
+    def start(self) -> None:
+        """Reactor thread: watch the socket, send the first SPM."""
+        if self.closed:
+            return
+        self.io.register(self.fd, self, READ)
+        self._pump()
+
+    def _call(self, fn: Callable[[], None]) -> None:
+        if self.closed:
+            return
+        if self.io.in_thread():
+            fn()
+        else:
+            self.io.call_soon(fn)
+
+    def close(self) -> None:
+        """Reactor thread: stop (what the source still holds is not sent)."""
+        if self.closed:
+            return
+        self.closed = True
+        if self._timer is not None:
+            self._timer.cancel()
+        try:
+            self.io.unregister(self.fd)
+        except (KeyError, ValueError, OSError):
+            pass
+        self.sock.close()
+        pipe = self.pipe
+        if pipe is not None:
+            pipe.close()
+
+    # ------------------------------------------------------------ PipeOwner
+    def read_activated(self, pipe: Pipe) -> None:
+        self._call(self._pump)
+
+    def write_activated(self, pipe: Pipe) -> None:
+        """Receive side: nothing waits (what met the HWM was dropped)."""
+
+    def pipe_closed(self, pipe: Pipe) -> None:
+        """The socket ended the endpoint (disconnect, unbind, close)."""
+        self._call(self._finish)
+
+    def hiccuped(self, pipe: Pipe) -> None:  # pragma: no cover - never reconnects
+        """Multicast never reconnects."""
+
+    def _finish(self) -> None:
+        if self._source is not None:
+            self._pump()  # what the socket sent before closing goes out now
+        self.close()
+
+    # ------------------------------------------------------------ IOHandler
+    def on_readable(self) -> None:
+        now = _now()
+        for _ in range(READ_BATCH):
+            try:
+                data, peer = self.sock.recvfrom(65535)
+            except (BlockingIOError, InterruptedError):
+                break
+            except OSError as e:
+                log.debug("%r: receive failed: %s", self, e)
+                break
+            try:
+                if not self.addr.udp:
+                    data = P.strip_ip_header(data)
+                packet = P.parse(data)
+            except P.PgmError as e:
+                log.debug("%r: dropped a packet from %s: %s", self, peer, e)
+                continue
+            if self._source is not None:
+                self._source.receive(packet, now)
+            elif self._receiver is not None:
+                self._receiver.receive(packet, now)
+        self._pump()
+
+    def on_writable(self) -> None:  # pragma: no cover - never registered for writing
+        """Datagrams are sent at once (UDP and raw sockets do not block)."""
+
+    def on_poll_error(self, exc: BaseException | None) -> None:
+        log.debug("%r: poll error %s", self, exc)
+        self.close()
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        self._pump()
+
+    def _arm(self, when: float | None) -> None:
+        if when is None or self.closed:
+            return
+        timer = self._timer
+        if timer is not None and not timer.cancelled:
+            if timer.when <= when:
+                return
+            timer.cancel()
+        self._timer = self.io.call_at(when, self._on_timer)
+
+    # ------------------------------------------------------------ the work
+    def _pump(self) -> None:
+        if self.closed:
+            return
+        now = _now()
+        if self._source is not None:
+            self._send(self._source, now)
+        elif self._receiver is not None:
+            self._receive(self._receiver, now)
+
+    def _pull(self) -> Sequence[bytes] | None:
+        pipe = self.pipe
+        if pipe is None:
+            return None
+        msg = pipe.read()
+        return None if msg is None else [bytes(f) for f in msg]
+
+    def _send(self, source: Source, now: float) -> None:
+        writer = self._writer
+        assert writer is not None
+        while True:
+            while source.backlog == 0:
+                apdu = writer.next_apdu(self._pull)
+                if apdu is None:
+                    break
+                source.send_apdu(apdu, now)
+            self._transmit(source.data_to_send(now), self.addr.group)
+            if source.backlog or not (writer.pending or self._has_input()):
+                break
+        self._arm(source.next_deadline(now))
+
+    def _has_input(self) -> bool:
+        pipe = self.pipe
+        return pipe is not None and pipe.check_read()
+
+    def _transmit(self, packets: list[bytes], host: str) -> None:
+        dest = (host, self.addr.port if self.addr.udp else 0)
+        for packet in packets:
+            try:
+                self.sock.sendto(packet, dest)
+            except OSError as e:  # ENOBUFS and friends: PGM repairs it
+                log.debug("%r: send to %s failed: %s", self, host, e)
+
+    def _receive(self, receiver: Receiver, now: float) -> None:
+        pipe = self.pipe
+        if pipe is not None:
+            while pipe.read() is not None:  # subscriptions: PGM has no upstream for them
+                pass
+        receiver.on_timer(now)
+        for packet, host in receiver.upstream():
+            self._transmit([packet], host or self.addr.group)
+        for delivery in receiver.deliveries():
+            reader = self._readers.get(delivery.tsi)
+            if reader is None:
+                reader = self._readers[delivery.tsi] = PeerReader(self.config.max_msg_size)
+            if delivery.apdu is None:
+                reader.loss()
+                continue
+            for msg in reader.feed(delivery.apdu):
+                if pipe is None or not pipe.write(list(msg)):
+                    self.dropped += 1
+        self._arm(receiver.next_deadline())
+
+
+class MulticastHandle:
+    """What `Endpoints` keeps of a pgm/epgm endpoint (the ConnectHandle seam)."""
+
+    def __init__(self, driver: Driver, engine: MulticastEngine) -> None:
+        self._driver = driver
+        self.engine = engine
+
+    @property
+    def driver(self) -> Driver:
+        return self._driver
+
+    def close(self) -> None:
+        engine = self.engine
+        if engine.io.in_thread() or not engine.io.alive:
+            engine.close()
+        else:
+            engine.io.call_soon(engine.close)
+
+    def move_to(self, driver: Driver) -> None:
+        """Multicast endpoints stay on the reactor they started on: they
+        need no hand-over, as they hold no unsent data worth lingering for."""
+
+
+def open_multicast(
+    driver: Driver, io: Reactor, owner: InprocPeer, endpoint: Endpoint, config: MulticastConfig
+) -> MulticastHandle:
+    """Open the OS socket now (errors come back to connect()/bind()), give
+    `owner` its end of a pipe pair and start the engine on `io`."""
+    addr = parse_pgm(endpoint.protocol, endpoint.address)
+    sock = open_socket(addr, config)
+    engine = MulticastEngine(io, sock, addr, config)
+    ours, theirs = pipepair(None, engine)
+    ours.set_hwms(config.sndhwm, config.rcvhwm)
+    ours.label = theirs.label = str(endpoint)
+    engine.pipe = theirs
+    if config.sender:
+        # libzmq's pgm_sender: no subscriptions travel upstream, so the
+        # publisher sends everything (receivers filter).
+        theirs.force_write([b"\x01"])
+    owner.attach_inproc_pipe(ours, locally_initiated=True)
+    io.call_soon(engine.start)
+    return MulticastHandle(driver, engine)

@@ -1,0 +1,110 @@
+"""A PUB or SUB peer for the multicast tests, run inside a network namespace.
+
+Runs under Debian's /usr/bin/python3 with its pyzmq (libzmq + OpenPGM), or
+under the test venv's Python with purezmq (``--purezmq``). Standard output
+is the protocol with the test: "ready" once the socket is up, then for a SUB
+one line per message received: its index and a digest of its frames, so the
+test checks order, completeness and content without moving megabytes.
+
+    peer.py pub ENDPOINT --count N --size BYTES [--topics a,b] [--rate KBPS]
+    peer.py sub ENDPOINT --count N [--subscribe PREFIX] [--timeout S]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+import time
+
+
+def _zmq(purezmq: bool):  # type: ignore[no-untyped-def]
+    if purezmq:
+        import purezmq as zmq
+    else:
+        import zmq  # type: ignore[no-redef]
+    return zmq
+
+
+def payload(index: int, size: int) -> bytes:
+    """Message `index`'s body: its number, then filler that depends on it."""
+    head = b"%08d" % index
+    return head + bytes((index + i) % 251 for i in range(max(0, size - len(head))))
+
+
+def digest(frames: list[bytes]) -> str:
+    return hashlib.sha1(b"\0".join(frames)).hexdigest()[:12]
+
+
+def pub(args: argparse.Namespace) -> None:
+    zmq = _zmq(args.purezmq)
+    ctx = zmq.Context()
+    sock = ctx.socket(zmq.PUB)
+    sock.setsockopt(zmq.SNDHWM, 0)
+    sock.setsockopt(zmq.RATE, args.rate)
+    sock.setsockopt(zmq.RECOVERY_IVL, args.recovery)
+    sock.setsockopt(zmq.LINGER, 0)
+    sock.connect(args.endpoint)
+    print("ready", flush=True)
+    topics = args.topics.split(",")
+    deadline = time.monotonic() + args.duration
+    index = 0
+    while time.monotonic() < deadline and (args.count <= 0 or index < args.count):
+        topic = topics[index % len(topics)].encode()
+        sock.send_multipart([topic, payload(index, args.size)])
+        index += 1
+        if args.interval:
+            time.sleep(args.interval)
+    # Keep the session (and its window, for repairs) alive a while.
+    time.sleep(args.linger)
+    print(f"sent {index}", flush=True)
+    sock.close()
+    ctx.term()
+
+
+def sub(args: argparse.Namespace) -> None:
+    zmq = _zmq(args.purezmq)
+    ctx = zmq.Context()
+    sock = ctx.socket(zmq.SUB)
+    sock.setsockopt(zmq.RCVHWM, 0)
+    sock.setsockopt(zmq.LINGER, 0)
+    sock.setsockopt(zmq.RCVTIMEO, int(args.timeout * 1000))
+    sock.setsockopt(zmq.SUBSCRIBE, args.subscribe.encode())
+    sock.connect(args.endpoint)
+    print("ready", flush=True)
+    got = 0
+    while got < args.count:
+        try:
+            frames = sock.recv_multipart()
+        except zmq.Again:
+            print("timeout", flush=True)
+            break
+        index = int(frames[1][:8]) if len(frames) > 1 else -1
+        line = f"{index} {frames[0].decode()} {digest(frames)} {len(frames[-1])}"
+        print(line, flush=True)
+        got += 1
+    sock.close()
+    ctx.term()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("role", choices=["pub", "sub"])
+    parser.add_argument("endpoint")
+    parser.add_argument("--purezmq", action="store_true")
+    parser.add_argument("--count", type=int, default=0)
+    parser.add_argument("--size", type=int, default=100)
+    parser.add_argument("--topics", default="A")
+    parser.add_argument("--subscribe", default="")
+    parser.add_argument("--rate", type=int, default=10000)
+    parser.add_argument("--recovery", type=int, default=10000)
+    parser.add_argument("--interval", type=float, default=0.0)
+    parser.add_argument("--duration", type=float, default=30.0)
+    parser.add_argument("--linger", type=float, default=3.0)
+    parser.add_argument("--timeout", type=float, default=20.0)
+    args = parser.parse_args()
+    pub(args) if args.role == "pub" else sub(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
