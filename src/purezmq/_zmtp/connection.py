@@ -64,6 +64,11 @@ from .socktypes import GROUP_JOINERS, GROUP_PUBLISHERS, PUBLISHERS, SUBSCRIBERS,
 
 _SUBSCRIBE_MSG: Final = 0x01
 _CANCEL_MSG: Final = 0x00
+#: PONGs encoded between two takes of the output before the rest coalesce
+#: into one owed PONG (for the latest PING): a peer that reads answers every
+#: PING, as libzmq does; one that floods PINGs and reads nothing costs at most
+#: this many PONGs and one more (issue 12; libzmq's engine owes one).
+PONG_BACKLOG: Final = 16
 #: Peer revisions below this are ZMTP 1.0/2.0 (libzmq speaks 3.1 to a 2).
 _FIRST_3X_REVISION: Final = 2
 
@@ -91,6 +96,8 @@ class ZMTPConnection:
         "_legacy",
         "_legacy_ok",
         "_major_sent",
+        "_pong",
+        "_pongs",
         "_publisher",
         "_routing_id",
         "_state",
@@ -172,6 +179,11 @@ class ZMTPConnection:
         self._sub_commands = False
         self._transform = False
         self._tcur: list[bytes] = []  # partial message (transforming mechanisms)
+        # The context of the PONG owed to the peer's latest PING (None: none
+        # owed). One at most, as libzmq: a peer that floods PINGs and reads
+        # nothing cannot grow our output (issue 12).
+        self._pong: bytes | None = None
+        self._pongs = 0  # PONGs encoded since the output was last taken
         #: True once both sides completed the mechanism handshake.
         self.handshake_done = False
         #: the peer's Socket-Type ("" if it sent none).
@@ -223,7 +235,14 @@ class ZMTPConnection:
 
     @property
     def has_output(self) -> bool:
-        return bool(self._encoder)
+        return bool(self._encoder) or self._pong is not None
+
+    @property
+    def queued_output_bytes(self) -> int:
+        """Bytes encoded and not yet taken by `data_to_send`, with the PONG
+        owed (a gauge for tests and diagnostics: it walks the queue)."""
+        pong = self._pong
+        return self._encoder.queued_bytes + (0 if pong is None else len(pong) + 7)
 
     def _raise_if_failed(self) -> None:
         if self._error is not None:
@@ -484,7 +503,11 @@ class ZMTPConnection:
         name, data = commands.split_command(body)
         if name == commands.PING:
             ttl, context = commands.parse_ping(data)
-            self.send_command(commands.pong(context))
+            if self._pongs < PONG_BACKLOG:
+                self._pongs += 1
+                self.send_command(commands.pong(context))
+            else:  # a backlog: owe one PONG, for the latest PING (PONG_BACKLOG)
+                self._pong = context
             self._heartbeat.peer_ping(ttl, self._last_rx)
         elif name == commands.SUBSCRIBE:
             return [b"\x01" + data] if self._publisher else None
@@ -559,6 +582,12 @@ class ZMTPConnection:
         the queue. The caller handles partial writes. Raises ProtocolError
         only if taking them fails (the connection is then dead)."""
         try:
+            self._pongs = 0
+            pong = self._pong
+            if pong is not None:
+                self._pong = None
+                if self._error is None:  # a dead connection owes nothing
+                    self.send_command(commands.pong(pong))
             return self._encoder.take()
         except Exception as exc:
             raise self._failed(internal_error(exc)) from exc

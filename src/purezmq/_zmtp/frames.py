@@ -113,6 +113,11 @@ class FrameEncoder:
     def __bool__(self) -> bool:
         return bool(self._pieces) or bool(self._chunks)
 
+    @property
+    def queued_bytes(self) -> int:
+        """Bytes encoded and not taken yet (walks the queue: not for hot paths)."""
+        return sum(byte_length(p) for p in self._pieces) + sum(byte_length(c) for c in self._chunks)
+
     def add_raw(self, data: bytes) -> None:
         """Bytes that go out as they are (the greeting)."""
         self._pieces.append(data)
