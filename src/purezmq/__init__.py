@@ -50,7 +50,7 @@ _CAPABILITIES = {
     "norm": False,
     "curve": False,  # asked of PyNaCl when has("curve") is called
     "gssapi": False,
-    "draft": False,
+    "draft": True,  # the draft socket types (docs/drafts.md)
 }
 
 

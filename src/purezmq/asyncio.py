@@ -202,11 +202,12 @@ class Socket(_sync_socket.Socket):
             if copy:
                 return [f if type(f) is bytes else bytes(f) for f in data]
             meta = core.last_metadata
+            rid, group = core.pattern.last_address()
             last = len(data) - 1
-            return [Frame._received(f, i < last, meta) for i, f in enumerate(data)]
+            return [Frame._received(f, i < last, meta, rid, group) for i, f in enumerate(data)]
         if copy:
             return data if type(data) is bytes else bytes(data)
-        return Frame._received(data, more, core.last_metadata)
+        return Frame._received(data, more, core.last_metadata, *core.pattern.last_address())
 
     def _give_back(self, token: tuple[Any, ...]) -> None:
         if not self._core.closed and self._core.undo_recv(token):
@@ -299,8 +300,13 @@ class Socket(_sync_socket.Socket):
         group: object = None,
     ) -> Any:
         """Send a frame: a Future, done once the socket accepted it."""
-        if routing_id is not None or group is not None:
-            raise ZMQError(errno.ENOTSUP, "routing_id/group need draft socket types")
+        if routing_id is not None or group is not None:  # draft types: as pyzmq does
+            if not isinstance(data, Frame):
+                data = Frame(data, copy=bool(copy) or None)
+            if routing_id is not None:
+                data.routing_id = routing_id
+            if group is not None:
+                data.group = group
         return self._add(_SEND, (data, flags, copy, track), bool(flags & _NOBLOCK))
 
     def send_multipart(

@@ -789,9 +789,12 @@ COPY_THRESHOLD = 65536
 _BSD_LIKE = sys.platform == "darwin" or "bsd" in sys.platform or "dragonfly" in sys.platform
 IPC_PATH_MAX_LEN = 103 if _BSD_LIKE else 107
 
-#: purezmq implements libzmq's stable API only: no draft sockets or options.
-DRAFT_API = False
-PYZMQ_DRAFT_API = False
+#: The draft socket types (CLIENT, SERVER, RADIO, DISH, SCATTER, GATHER, PEER,
+#: CHANNEL) and pyzmq's draft API (Frame.routing_id and group, join/leave,
+#: connect_peer) are always there: a pure implementation has no build switch.
+#: libzmq's draft *options* (ROUTER_NOTIFY, HELLO_MSG...) are not implemented.
+DRAFT_API = True
+PYZMQ_DRAFT_API = True
 
 
 # The same names as pyzmq's ``zmq.constants.__all__``, including the three

@@ -56,7 +56,7 @@ RUN_TIMEOUT = 900
 # ---------------------------------------------------------------------------
 # The exclusion table. Only things that are not ZeroMQ behaviour belong here:
 # backend internals (Cython/CFFI), C extension builds, ssh tunnels, win32,
-# pyzmq's mypy self-checks, draft-API-only tests.
+# pyzmq's mypy self-checks. (test_draft.py runs: purezmq has the draft API.)
 # ---------------------------------------------------------------------------
 EXCLUDED_FILES: dict[str, str] = {
     "test_cffi_backend.py": "CFFI backend internals: raw libzmq C calls through cffi",
@@ -68,7 +68,6 @@ EXCLUDED_FILES: dict[str, str] = {
     "test_mypy.py": "mypy self-check of pyzmq's own stubs, examples and mypy_tests/",
     "test_ssh.py": "ssh tunnels (zmq.ssh: paramiko/pexpect tooling, not ZeroMQ)",
     "test_win32_shim.py": "win32 only (console Ctrl-C handler)",
-    "test_draft.py": "draft API only (CLIENT/SERVER, RADIO/DISH); pyzmq skips it without drafts",
 }
 
 EXCLUDED_TESTS: dict[str, str] = {

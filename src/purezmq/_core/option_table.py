@@ -190,7 +190,7 @@ _SPECS: tuple[OptionSpec, ...] = (
     _pattern(O.REQ_RELAXED, {T.REQ}, _switch),
     _pattern(O.XPUB_VERBOSE, _PUBLISHERS, _switch),
     _pattern(O.XPUB_VERBOSER, _PUBLISHERS, _switch),
-    _pattern(O.XPUB_NODROP, _PUBLISHERS, _switch),
+    _pattern(O.XPUB_NODROP, _PUBLISHERS | {T.RADIO}, _switch),  # RADIO: radio.cpp
     _pattern(O.XPUB_MANUAL, _PUBLISHERS, _switch),
     _pattern(O.XPUB_MANUAL_LAST_VALUE, _PUBLISHERS, _switch),
     _pattern(O.XPUB_WELCOME_MSG, _PUBLISHERS, _length(0), kind=_BINARY, default=b""),

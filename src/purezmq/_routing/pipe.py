@@ -101,6 +101,7 @@ class Pipe:
         "_owner",
         "_pending",
         "_writable",
+        "all_groups",
         "conflate",
         "discarded",
         "drain",
@@ -168,6 +169,9 @@ class Pipe:
         #: encodes them for the wire): a distributor may give this pipe the
         #: same list as other such pipes.
         self.shares_messages = False
+        #: The peer takes every RADIO group and never sends JOIN (a udp
+        #: connect, libzmq's ``subscribe_to_all``): set before attaching.
+        self.all_groups = False
         #: Where the peer is, as the socket's endpoints name it ("tcp://...",
         #: "inproc://name"): for statistics and for people reading reprs.
         self.label = ""

@@ -84,6 +84,8 @@ class Frame(_FrameBase):
         self._metadata: dict[str, str] = {}
         self._bytes: bytes | None = None
         self._buffer: weakref.ref[memoryview] | None = None
+        self._routing_id = 0
+        self._group: builtins.bytes | None = None
         self.more = False
         self.tracker_event = None
         self.tracker = None
@@ -114,8 +116,16 @@ class Frame(_FrameBase):
             self._data = data if isinstance(data, _BUFFER_TYPES) else view
 
     @classmethod
-    def _received(cls, data: Any, more: bool, metadata: dict[str, str]) -> Frame:
-        """A frame handed to the application by recv(copy=False)."""
+    def _received(
+        cls,
+        data: Any,
+        more: bool,
+        metadata: dict[str, str],
+        routing_id: int = 0,
+        group: builtins.bytes | None = None,
+    ) -> Frame:
+        """A frame handed to the application by recv(copy=False); SERVER and
+        PEER give it a routing id, DISH a group."""
         f = cls.__new__(cls)
         if _MIRROR:
             bytearray.__init__(f, data)  # type: ignore[misc, unused-ignore]
@@ -126,6 +136,8 @@ class Frame(_FrameBase):
         object.__setattr__(f, "more", more)
         object.__setattr__(f, "tracker", None)
         object.__setattr__(f, "tracker_event", None)
+        object.__setattr__(f, "_routing_id", routing_id)
+        object.__setattr__(f, "_group", group)
         return f
 
     @property
@@ -193,6 +205,8 @@ class Frame(_FrameBase):
         object.__setattr__(new, "_bytes", self._bytes)
         object.__setattr__(new, "tracker", self.tracker)
         object.__setattr__(new, "tracker_event", self.tracker_event)
+        object.__setattr__(new, "_routing_id", self._routing_id)
+        object.__setattr__(new, "_group", self._group)
         return new
 
     fast_copy = __copy__
@@ -221,14 +235,40 @@ class Frame(_FrameBase):
 
     @property
     def routing_id(self) -> int | None:
-        return None
+        """The peer a SERVER or PEER message came from or goes to (draft API);
+        None when unset (libzmq's 0)."""
+        return self._routing_id or None
+
+    @routing_id.setter
+    def routing_id(self, value: int | None) -> None:
+        rid = 0 if value is None else int(value)
+        if not 0 <= rid <= 0xFFFFFFFF:
+            raise ZMQError(22, f"routing_id must be a 32-bit unsigned integer, not {value!r}")
+        self._routing_id = rid
 
     @property
     def group(self) -> str | None:
-        return None
+        """The RADIO/DISH group of the message (draft API); None when unset."""
+        g = self._group
+        return None if g is None else g.decode("utf-8", "surrogateescape")
+
+    @group.setter
+    def group(self, value: str | builtins.bytes | None) -> None:
+        self._group = _group_bytes(value)
 
     def _tracker_done(self) -> MessageTracker:
         return self.tracker if self.tracker is not None else _done_tracker()
 
 
 Message = Frame
+
+
+def _group_bytes(value: str | builtins.bytes | None) -> builtins.bytes | None:
+    """A group as libzmq's ``zmq_msg_set_group`` takes it: at most 255 bytes
+    (ZMQ_GROUP_MAX_LENGTH) - longer is EINVAL."""
+    if value is None:
+        return None
+    raw = value.encode("utf-8") if isinstance(value, str) else builtins.bytes(value)
+    if len(raw) > 255:
+        raise ZMQError(22, f"group names are at most 255 bytes, not {len(raw)}")
+    return raw

@@ -15,12 +15,15 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from purezmq import constants as C
+from purezmq._core.receiving import routing_error
 from purezmq._core.socket_core import SocketCore
+from purezmq._routing.errors import RoutingError
+from purezmq._routing.patterns import Addressed
 from purezmq.error import ZMQBindError, ZMQError
 
 from ._socketbase import SocketBase
 from .attrsettr import AttributeSetter
-from .frame import Frame, _tracked_view
+from .frame import Frame, _group_bytes, _tracked_view
 from .tracker import MessageTracker, _done_tracker
 
 if TYPE_CHECKING:
@@ -100,6 +103,19 @@ class Socket(SocketBase, AttributeSetter):
     copy_threshold: int
     _shadow: bool
     _repr_cls = "zmq.Socket"
+
+    def __new__(
+        cls, ctx_or_socket: Any = None, socket_type: int = 0, *args: Any, **kwargs: Any
+    ) -> Any:
+        # libzmq's thread-safe (draft) types get a Socket that serialises
+        # calls from several threads; subclasses (asyncio, user classes) are
+        # left as they are.
+        klass = cls
+        if cls is Socket and socket_type in _THREAD_SAFE_TYPES:
+            from .threadsafe import ThreadSafeSocket
+
+            klass = ThreadSafeSocket
+        return super().__new__(klass)
 
     def __init__(
         self,
@@ -351,10 +367,9 @@ class Socket(SocketBase, AttributeSetter):
         group: object,
     ) -> MessageTracker | None:
         """`send` of anything but a plain bytes frame (SocketBase's fast path)."""
-        if routing_id is not None or group is not None:
-            raise ZMQError(
-                errno.ENOTSUP, "routing_id/group need the draft socket types (not supported)"
-            )
+        if routing_id is not None or group is not None or _addressed(data):
+            self._send_addressed(data, flags, copy, routing_id, group)
+            return None
         if isinstance(data, Frame):
             if track and data.tracker is None:
                 raise ValueError("Not a tracked message")
@@ -369,6 +384,20 @@ class Socket(SocketBase, AttributeSetter):
             return MessageTracker(*watch) if watch else _done_tracker()
         self._core.send_frame(_frame_data(data, bool(copy)), flags)
         return _done_tracker() if track else None
+
+    def _send_addressed(
+        self, data: Any, flags: int, copy: object, routing_id: object, group: object
+    ) -> None:
+        """A frame with a routing id (SERVER, PEER) or a group (RADIO), as
+        pyzmq's ``send(..., routing_id=, group=)`` or a Frame carrying them.
+        Other socket types ignore both, as libzmq does."""
+        frame = data if isinstance(data, Frame) else Frame(data, copy=bool(copy) or None)
+        rid = frame._routing_id if routing_id is None else _routing_id(routing_id)
+        grp = frame._group if group is None else _group_bytes(group)  # type: ignore[arg-type]
+        if not self._core.pattern.thread_safe:
+            self._core.send_frame(frame._data, flags)
+            return
+        self._core.send_frame(Addressed(frame._data, rid, grp or b""), flags)
 
     def _tracked_data(self, data: Any, watch: list[Any]) -> Any:
         """`data` to send by reference, with an Event appended to `watch` that is
@@ -466,8 +495,9 @@ class Socket(SocketBase, AttributeSetter):
     # ------------------------------------------------------------ recv
     def _recv_other(self, flags: int, track: object) -> Frame:
         """`recv` with copy=False: a Frame (SocketBase has the bytes fast path)."""
-        frame, more = self._core.recv_frame(bool(flags & _NOBLOCK))
-        return Frame._received(frame, more, self._core.last_metadata)
+        core = self._core
+        frame, more = core.recv_frame(bool(flags & _NOBLOCK))
+        return Frame._received(frame, more, core.last_metadata, *core.pattern.last_address())
 
     def recv_multipart(self, flags: int = 0, copy: bool = True, track: bool = False) -> list[Any]:
         """Receive all parts of a multipart message."""
@@ -475,8 +505,42 @@ class Socket(SocketBase, AttributeSetter):
         if copy:
             return [f if type(f) is bytes else bytes(f) for f in msg]
         meta = self._core.last_metadata
+        rid, group = self._core.pattern.last_address()
         last = len(msg) - 1
-        return [Frame._received(f, i < last, meta) for i, f in enumerate(msg)]
+        return [Frame._received(f, i < last, meta, rid, group) for i, f in enumerate(msg)]
+
+    # ------------------------------------------------------------ draft API
+    def join(self, group: str | bytes) -> None:
+        """DISH: receive the messages of `group` (at most 255 bytes; joining a
+        group twice is EINVAL). ENOTSUP on other socket types."""
+        self._pattern_call(self._core.pattern.join, group)
+
+    def leave(self, group: str | bytes) -> None:
+        """DISH: stop receiving `group` (EINVAL if it was not joined)."""
+        self._pattern_call(self._core.pattern.leave, group)
+
+    def _pattern_call(self, call: Callable[[bytes], None], group: str | bytes) -> None:
+        raw = _group_bytes(group)
+        if raw is None:
+            raise TypeError("group must be str or bytes")
+        core = self._core
+        if core.closed:
+            raise ZMQError(errno.ENOTSOCK, "Socket operation on non-socket (the socket is closed)")
+        core.process_commands()
+        try:
+            call(raw)
+        except RoutingError as e:
+            raise routing_error(e) from None
+
+    def connect_peer(self, addr: str) -> int:
+        """PEER: connect to `addr` and return the routing id of that peer, to
+        send to it at once (libzmq ``zmq_connect_peer``)."""
+        if self._core.type != C.PEER:
+            raise ZMQError(errno.ENOTSUP, "connect_peer is for PEER sockets only")
+        if self.get(C.IMMEDIATE):
+            raise ZMQError(errno.EFAULT, "connect_peer cannot work with IMMEDIATE set")
+        self.connect(addr)
+        return self._core.pattern.last_attached
 
     def recv_into(self, buffer: Any, /, *, nbytes: int = 0, flags: int = 0) -> int:
         """Receive one frame into `buffer`; returns the frame's full size
@@ -568,13 +632,6 @@ class Socket(SocketBase, AttributeSetter):
         object.__setattr__(self, "_monitor_socket", None)
         self._core.start_monitor(None, 0)
 
-    # ------------------------------------------------------------ drafts
-    def join(self, group: str | bytes) -> None:
-        raise ZMQError(errno.ENOTSUP, "join() needs RADIO/DISH draft sockets (not supported)")
-
-    def leave(self, group: str | bytes) -> None:
-        raise ZMQError(errno.ENOTSUP, "leave() needs RADIO/DISH draft sockets (not supported)")
-
 
 #: Every open Socket by `underlying` address, for Socket.shadow(address).
 _SOCKETS: weakref.WeakValueDictionary[int, Socket] = weakref.WeakValueDictionary()
@@ -592,6 +649,23 @@ def _addr(addr: Any) -> str:
     if not isinstance(addr, str):
         raise TypeError(f"expected str, got: {addr!r}")
     return addr
+
+
+#: libzmq's thread-safe socket types (its draft ones): see threadsafe.py.
+_THREAD_SAFE_TYPES = frozenset(
+    {C.SERVER, C.CLIENT, C.RADIO, C.DISH, C.GATHER, C.SCATTER, C.PEER, C.CHANNEL}
+)
+
+
+def _addressed(data: Any) -> bool:
+    """Is `data` a Frame carrying a routing id or a group?"""
+    return isinstance(data, Frame) and (data._routing_id != 0 or data._group is not None)
+
+
+def _routing_id(value: object) -> int:
+    if not isinstance(value, int) or not 0 <= value <= 0xFFFFFFFF:
+        raise ZMQError(errno.EINVAL, f"routing_id must be a 32-bit unsigned integer: {value!r}")
+    return value
 
 
 def _has_buffer(obj: Any) -> bool:

@@ -11,9 +11,12 @@ from .helpers import Harness
 
 ALL = ["PAIR", "PUB", "SUB", "REQ", "REP", "DEALER", "ROUTER", "PULL", "PUSH", "XPUB", "XSUB"]
 ALL.append("STREAM")
+#: libzmq's draft types, always built in.
+DRAFT = ["SERVER", "CLIENT", "RADIO", "DISH", "GATHER", "SCATTER", "PEER", "CHANNEL"]
+ALL += DRAFT
 
 
-def test_registry_has_the_twelve_socket_types() -> None:
+def test_registry_has_every_socket_type_but_dgram() -> None:
     assert sorted(PATTERNS) == sorted(ALL)
     for name, cls in PATTERNS.items():
         assert cls.socket_type == name
@@ -86,7 +89,11 @@ def test_unknown_pipe_events_are_tolerated(name: str) -> None:
         pass  # ENOTSUP / EFSM by type
 
 
-@pytest.mark.parametrize("name", ["PUSH", "PUB"])
+def test_thread_safe_are_the_draft_types() -> None:
+    assert sorted(n for n, c in PATTERNS.items() if c.thread_safe) == sorted(DRAFT)
+
+
+@pytest.mark.parametrize("name", ["PUSH", "PUB", "RADIO", "SCATTER"])
 def test_send_only_types_cannot_receive(name: str) -> None:
     p = PATTERNS[name]()
     with pytest.raises(NotSupportedError):
@@ -94,7 +101,7 @@ def test_send_only_types_cannot_receive(name: str) -> None:
     assert not p.has_in()
 
 
-@pytest.mark.parametrize("name", ["PULL", "SUB"])
+@pytest.mark.parametrize("name", ["PULL", "SUB", "GATHER"])
 def test_receive_only_types_cannot_send(name: str) -> None:
     p = PATTERNS[name]()
     with pytest.raises(NotSupportedError):
@@ -102,6 +109,14 @@ def test_receive_only_types_cannot_send(name: str) -> None:
     with pytest.raises(NotSupportedError):
         p.send_msg([b"x"])
     assert not p.has_out()
+
+
+def test_dish_cannot_send_but_is_writable() -> None:
+    """libzmq's DISH: send is ENOTSUP, POLLOUT always set (joins may go any time)."""
+    p = PATTERNS["DISH"]()
+    with pytest.raises(NotSupportedError):
+        p.send(b"x", False)
+    assert p.has_out()
 
 
 @pytest.mark.parametrize("name", ALL)

@@ -34,6 +34,9 @@ class Pattern:
     #: True for SUB/XSUB: messages from the application that are subscriptions
     #: are turned into SUBSCRIBE/CANCEL commands for ZMTP 3.1 peers.
     sends_subscriptions: ClassVar[bool] = False
+    #: libzmq's thread-safe (draft) types: the facade serialises calls from
+    #: several threads (see `purezmq.sugar._threadsafe`).
+    thread_safe: ClassVar[bool] = False
 
     #: The strategy whose `send` *is* this pattern's `send`, when the pattern
     #: adds nothing to it (PUSH, DEALER): the socket layer then calls it
@@ -106,6 +109,26 @@ class Pattern:
     def last_pipe(self) -> Pipe | None:
         """The pipe the last message returned by `recv` came from (metadata)."""
         return None
+
+    # ----------------------------------------------------------- draft API
+    def join(self, group: bytes) -> None:
+        """DISH: join `group` (libzmq ``zmq_join``); ENOTSUP elsewhere."""
+        raise NotSupportedError(f"{self.socket_type} sockets cannot join groups")
+
+    def leave(self, group: bytes) -> None:
+        """DISH: leave `group` (libzmq ``zmq_leave``); ENOTSUP elsewhere."""
+        raise NotSupportedError(f"{self.socket_type} sockets cannot leave groups")
+
+    def last_address(self) -> tuple[int, bytes | None]:
+        """(routing id, group) of the message `recv` returned last: SERVER and
+        PEER set the first, DISH the second (libzmq keeps them in the msg_t).
+        0 / None: not set."""
+        return 0, None
+
+    @property
+    def last_attached(self) -> int:
+        """PEER: the routing id of the pipe attached last (``connect_peer``)."""
+        return 0
 
     # ----------------------------------------------------------- options
     def set_option(self, name: str, value: Any) -> None:
