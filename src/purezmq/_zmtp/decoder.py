@@ -25,6 +25,7 @@ the body went. Bytes received after the body go to the ring after the header.
 
 from __future__ import annotations
 
+import os
 from typing import Final
 
 from .bigframe import BigFrame
@@ -64,6 +65,34 @@ MAX_FRAME_SIZE: Final = (1 << 63) - 1
 
 def _bad_size(size: int) -> ProtocolError:
     return ProtocolError(f"frame size {size} is beyond ZMTP's 2^63-1 limit")
+
+
+def _physical_memory() -> int:
+    """This machine's RAM in bytes (2^63-1 where the platform cannot say)."""
+    try:
+        pages = os.sysconf("SC_PHYS_PAGES")
+        page_size = os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return MAX_FRAME_SIZE
+    if pages <= 0 or page_size <= 0:
+        return MAX_FRAME_SIZE
+    return pages * page_size
+
+
+#: The largest frame this process could ever hold. libzmq allocates a
+#: frame's declared size up front and drops the connection when malloc
+#: fails (ENOMEM): under Linux's default overcommit that is any size beyond
+#: RAM and swap, so 2^62 or 2^63-1 bytes are refused while 2^30 is taken
+#: (lazily mapped: memory follows the bytes that arrive). We never reserve
+#: the declared size (see bigframe), so we refuse by rule what libzmq's
+#: allocation refuses: frames larger than the machine's RAM, whatever
+#: MAXMSGSIZE says (a frame that large could not be delivered anyway).
+ALLOC_MAX: Final = _physical_memory()
+
+
+def unallocatable_error(size: int) -> ProtocolError:
+    """libzmq would fail to allocate it (see ALLOC_MAX); v1 uses it too."""
+    return ProtocolError(f"frame of {size} bytes is larger than this machine's memory")
 
 
 class FrameDecoder:
@@ -207,7 +236,7 @@ class FrameDecoder:
                     continue
                 if h + size > end:
                     self._scan = p
-                    if flags & FLAGS_RESERVED or 0 <= self._max_size < size:
+                    if flags & FLAGS_RESERVED or 0 <= self._max_size < size or size > ALLOC_MAX:
                         return None  # the parser will reject it
                     return self._start_big(h, size)
             if h + size > end:
@@ -269,6 +298,8 @@ class FrameDecoder:
             h = p + 2
         if 0 <= self._max_size < size:
             raise _too_big(size, self._max_size)
+        if size > ALLOC_MAX:
+            raise unallocatable_error(size)
         big = self._markers.get(h) if size >= BIG_FRAME else None
         if big is not None:
             if not big.complete:
@@ -355,6 +386,8 @@ class FrameDecoder:
                     h = p + 2
                 if 0 <= max_size < size:
                     raise _too_big(size, max_size)
+                if size > ALLOC_MAX:
+                    raise unallocatable_error(size)
                 big = markers.get(base + h) if size >= BIG_FRAME and markers else None
                 if big is not None:
                     if not big.complete:

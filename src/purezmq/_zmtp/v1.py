@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from typing import Final
 
 from .bigframe import BigFrame
-from .decoder import MAX_FRAME_SIZE, FrameDecoder
+from .decoder import ALLOC_MAX, MAX_FRAME_SIZE, FrameDecoder, unallocatable_error
 from .errors import ProtocolError
 from .frames import (
     BIG_FRAME,
@@ -131,7 +131,7 @@ class V1Decoder(FrameDecoder):
                     continue
                 if h + size > end:
                     self._scan = p
-                    if 0 <= self._max_size < size:
+                    if 0 <= self._max_size < size or size > ALLOC_MAX:
                         return None  # the parser will reject it
                     return self._start_big(h, size)
             if h + size > end:
@@ -152,6 +152,8 @@ class V1Decoder(FrameDecoder):
             return None
         if 0 <= self._max_size < size:
             raise _too_big(size, self._max_size)
+        if size > ALLOC_MAX:
+            raise unallocatable_error(size)
         big = self._markers.get(h) if size >= BIG_FRAME else None
         if big is not None:
             if not big.complete:

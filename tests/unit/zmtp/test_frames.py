@@ -8,8 +8,8 @@ import struct
 import pytest
 
 from purezmq._zmtp import BIG_FRAME, ProtocolError
-from purezmq._zmtp.bigframe import BigFrame
-from purezmq._zmtp.decoder import FrameDecoder
+from purezmq._zmtp.bigframe import INITIAL_RESERVE, BigFrame
+from purezmq._zmtp.decoder import ALLOC_MAX, FrameDecoder
 from purezmq._zmtp.frames import (
     SHORT_LAST,
     SHORT_MORE,
@@ -231,12 +231,40 @@ def test_max_msg_size_zero_allows_only_empty_frames() -> None:
     assert out == [[b""]]
 
 
-def test_huge_claimed_size_does_not_allocate() -> None:
+@pytest.mark.parametrize("size", [2**30, ALLOC_MAX])
+def test_huge_claimed_size_does_not_allocate(size: int) -> None:
+    """Storage follows the bytes that arrive, never the declared size (issue
+    12: a 1 MiB first reserve made 200 such peers cost 206 MiB)."""
     dec = framing_decoder()
-    put(dec, b"\x02" + struct.pack(">Q", 2**62) + b"abc")
+    put(dec, b"\x02" + struct.pack(">Q", size) + b"abc")
     view = dec.get_buffer()
-    assert 0 < len(view) <= 1 << 20
+    assert 0 < len(view) <= INITIAL_RESERVE
     assert dec.decode([], 10) is None
+    received = 3 + len(view)
+    put(dec, b"\x00" * len(view))
+    for _ in range(4):  # each reserve is at most what arrived, doubled
+        view = dec.get_buffer()
+        assert len(view) <= received
+        received += len(view)
+        put(dec, b"\x00" * len(view))
+    assert dec.buffered == 9 + received  # the header stays in the ring
+
+
+@pytest.mark.parametrize("size", [ALLOC_MAX + 1, 2**62, 2**63 - 1])
+@pytest.mark.parametrize("path", ["decode", "next_frame"])
+def test_sizes_no_allocation_could_hold_are_refused(size: int, path: str) -> None:
+    """libzmq allocates the declared size and drops the peer when malloc
+    fails (2^62, 2^63-1 under Linux's overcommit rules); we refuse what is
+    larger than this machine's memory, before storing a byte of it."""
+    dec = framing_decoder()
+    put(dec, b"\x02" + struct.pack(">Q", size) + b"abc")
+    view = dec.get_buffer()
+    assert len(view) <= 64 * 1024  # the ring, not a big-frame store
+    with pytest.raises(ProtocolError, match="larger than this machine's memory"):
+        if path == "decode":
+            dec.decode([], 10)
+        else:
+            dec.next_frame()
 
 
 def test_next_frame_general_path() -> None:
@@ -285,7 +313,7 @@ def test_big_frame_is_received_into_its_own_storage() -> None:
     wire = message_bytes([b"before"]) + data_frame(body) + message_bytes([b"after"])
     put(dec, wire[: 2 + 6 + 9 + 100])  # header + 100 body bytes
     view = dec.get_buffer()
-    assert len(view) == min(len(body) - 100, (1 << 20) - 100)
+    assert len(view) == min(len(body), INITIAL_RESERVE) - 100
     # the view points into the big frame's storage, not into the ring
     assert dec._big is not None
     rest = wire[2 + 6 + 9 + 100 :]
@@ -323,9 +351,9 @@ def test_big_frame_storage_result_is_not_copied() -> None:
 
 def test_big_frame_grows_geometrically_not_to_claimed_size() -> None:
     big = BigFrame(10**12, memoryview(b""))
-    assert len(big.writable()) == 1 << 20
-    big.written(1 << 20)
-    assert len(big.writable()) == 1 << 20  # doubled to 2 MiB total
+    assert len(big.writable()) == INITIAL_RESERVE
+    big.written(INITIAL_RESERVE)
+    assert len(big.writable()) == INITIAL_RESERVE  # doubled
     big.written(10)
     assert not big.complete
 
@@ -334,12 +362,14 @@ def test_big_frame_survives_a_view_kept_by_the_driver() -> None:
     big = BigFrame(200_000, memoryview(b""))
     view = big.writable()
     kept = view[:10]  # a derived view the driver forgot to drop
-    view[:100_000] = b"a" * 100_000
-    big.written(100_000)
-    view2 = big.writable()
-    view2[:] = b"b" * len(view2)
-    big.written(len(view2))
-    assert big.take() == b"a" * 100_000 + b"b" * 100_000
+    first = len(view)
+    view[:] = b"a" * first
+    big.written(first)
+    while not big.complete:
+        view2 = big.writable()
+        view2[:] = b"b" * len(view2)
+        big.written(len(view2))
+    assert big.take() == b"a" * first + b"b" * (200_000 - first)
     kept.release()
 
 
@@ -402,7 +432,7 @@ def test_big_frame_when_the_driver_pins_a_view() -> None:
         big.written(len(more))
     value = big.take()
     assert len(value) == size
-    assert value[: 1 << 20] == b"p" * (1 << 20) and value[-1:] == b"q"
+    assert value[:INITIAL_RESERVE] == b"p" * INITIAL_RESERVE and value[-1:] == b"q"
     pinned.release()
 
 
