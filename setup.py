@@ -60,6 +60,7 @@ COMPILED_MODULES = [
     "_routing/patterns/channel.py",
     "_routing/patterns/client.py",
     "_routing/patterns/dealer.py",
+    "_routing/patterns/dgram.py",
     "_routing/patterns/dish.py",
     "_routing/patterns/pair.py",
     "_routing/patterns/pub.py",

@@ -27,6 +27,7 @@ from purezmq._transport.address import (
     parse_endpoint,
 )
 from purezmq._transport.pgm import MulticastConfig
+from purezmq._transport.udp import UdpConfig
 from purezmq.error import ZMQError, strerror
 
 from . import security
@@ -126,6 +127,9 @@ class Endpoints:
         if ep.protocol in MULTICAST:  # libzmq: bind and connect are the same for PGM
             self.connect(addr)
             return
+        if ep.protocol == "udp":
+            self._open_udp(addr, ep, bind=True)
+            return
         if ep.protocol == "inproc":
             self._ctx.inproc_bind(ep.address, self._owner)
             self._inproc_binds.append(ep.address)
@@ -162,6 +166,9 @@ class Endpoints:
             self._inproc_binds.remove(ep.address)
             self._ctx.inproc_unbind(ep.address, self._owner)
             return
+        if ep.protocol == "udp":  # kept with the connects (see _open_udp)
+            self.disconnect(addr)
+            return
         handles = self._binds.pop(addr, None)
         if not handles:
             raise ZMQError(
@@ -192,6 +199,9 @@ class Endpoints:
             return
         if ep.protocol in MULTICAST:
             self._connect_multicast(addr, ep)
+            return
+        if ep.protocol == "udp":
+            self._open_udp(addr, ep, bind=False)
             return
         ipv6 = bool(self._options.value(C.IPV6))
         try:  # validate now, as libzmq does; the connecter resolves again on each attempt
@@ -243,6 +253,29 @@ class Endpoints:
             raise ZMQError(code, f"{strerror(code)} (addr={addr!r})") from None
         owner.process_commands()
         self._connects.setdefault(addr, []).append(_Connected(None, handle, None))
+        self.last_endpoint = addr
+
+    def _open_udp(self, addr: str, ep: Endpoint, *, bind: bool) -> None:
+        """udp: RADIO connects, DISH binds or connects, DGRAM both (libzmq's
+        rules, ENOCOMPATPROTO otherwise); the pipe is attached on return.
+        Kept with the connects: unbind() and disconnect() both end it."""
+        value = self._options.value
+        config = UdpConfig(
+            socket_type=self._owner.type_name,
+            bind=bind,
+            hops=value(C.MULTICAST_HOPS),
+            sndhwm=value(C.SNDHWM),
+            rcvhwm=value(C.RCVHWM),
+        )
+        try:
+            handle, pipe = self._driver().udp(self._owner, ep, config)
+        except AddressError as e:
+            raise ZMQError(e.errno, f"{e.message} (addr={addr!r})") from None
+        except OSError as e:
+            code = e.errno or errno.EINVAL
+            raise ZMQError(code, f"{strerror(code)} (addr={addr!r})") from None
+        self._owner.process_commands()
+        self._connects.setdefault(addr, []).append(_Connected(None, handle, pipe))
         self.last_endpoint = addr
 
     def disconnect(self, addr: str) -> None:

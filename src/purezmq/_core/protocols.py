@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from purezmq._routing.pipe import Pipe
     from purezmq._transport.address import Endpoint, Tuning
     from purezmq._transport.pgm import MulticastConfig
+    from purezmq._transport.udp import UdpConfig
 
     from .context_core import ContextCore
     from .monitor import Monitor
@@ -155,6 +156,13 @@ class Driver(Protocol):
     ) -> ConnectHandle:
         """Open a pgm/epgm endpoint now (AddressError/OSError in the caller's
         thread) and attach its pipe to `owner`; it runs on the reactor."""
+
+    def udp(
+        self, owner: InprocPeer, endpoint: Endpoint, config: UdpConfig
+    ) -> tuple[ConnectHandle, Pipe]:
+        """Open a udp endpoint (bind or connect) now, as `multicast` does;
+        also returns the pipe it attached to `owner` (ending it ends the
+        endpoint)."""
 
     def stop(self, timeout: float | None = None) -> None:
         """Release the reactor's resources (the I/O thread), if the driver owns one."""

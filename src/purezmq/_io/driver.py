@@ -20,6 +20,7 @@ from purezmq import constants as C
 from purezmq._core.protocols import Driver, InprocPeer, SessionOwner
 from purezmq._core.session import Session
 from purezmq._core.session_config import SessionConfig
+from purezmq._routing.pipe import Pipe
 from purezmq._transport.address import (
     AddressError,
     Endpoint,
@@ -30,12 +31,14 @@ from purezmq._transport.address import (
     tune_socket,
 )
 from purezmq._transport.pgm import MulticastConfig
+from purezmq._transport.udp import UdpConfig
 
 from .connecter import Connecter
 from .engine import StreamEngine
 from .listener import Listener
 from .pgm import MulticastHandle, open_multicast
 from .reactor import Reactor
+from .udp import UdpHandle, open_udp_endpoint
 
 _EVENT_ACCEPT_FAILED = int(C.EVENT_ACCEPT_FAILED)
 _EVENT_CLOSED = int(C.EVENT_CLOSED)
@@ -234,6 +237,12 @@ class StreamDriver:
     ) -> MulticastHandle:
         """Open a pgm/epgm endpoint (see purezmq._io.pgm)."""
         return open_multicast(self, self.io, owner, endpoint, config)
+
+    def udp(
+        self, owner: InprocPeer, endpoint: Endpoint, config: UdpConfig
+    ) -> tuple[UdpHandle, Pipe]:
+        """Open a udp endpoint (see purezmq._io.udp)."""
+        return open_udp_endpoint(self, self.io, owner, endpoint, config)
 
 
 def _bind_ipc(path: str, backlog: int) -> socket.socket:

@@ -26,11 +26,11 @@ class AddressError(Exception):
         self.message = message
 
 
-PROTOCOLS = ("tcp", "ipc", "inproc", "pgm", "epgm")
+PROTOCOLS = ("tcp", "ipc", "inproc", "pgm", "epgm", "udp")
 #: The multicast transports (PGM; see purezmq._transport.pgm).
 MULTICAST = ("pgm", "epgm")
 #: Transports libzmq knows but purezmq does not carry (EPROTONOSUPPORT).
-UNSUPPORTED = ("norm", "tipc", "vmci", "udp", "ws", "wss", "vsock")
+UNSUPPORTED = ("norm", "tipc", "vmci", "ws", "wss", "vsock")
 
 
 @dataclass(frozen=True)

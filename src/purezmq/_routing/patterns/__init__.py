@@ -12,6 +12,7 @@ from .base import Pattern
 from .channel import Channel
 from .client import Client
 from .dealer import Dealer
+from .dgram import Dgram
 from .dish import Dish
 from .pair import Pair
 from .pub import Pub
@@ -34,7 +35,7 @@ PATTERNS: dict[str, type[Pattern]] = {
     for cls in (
         *(Pair, Pub, Sub, Req, Rep, Dealer, Router, Pull, Push, XPub, XSub, Stream),
         # libzmq's draft types (always available: purezmq has no build switch)
-        *(Server, Client, Radio, Dish, Gather, Scatter, Peer, Channel),
+        *(Server, Client, Radio, Dish, Gather, Scatter, Dgram, Peer, Channel),
     )
 }
 
@@ -44,6 +45,7 @@ __all__ = [
     "Channel",
     "Client",
     "Dealer",
+    "Dgram",
     "Dish",
     "Gather",
     "Pair",
