@@ -53,6 +53,8 @@ def pub(args: argparse.Namespace) -> None:
         topic = topics[index % len(topics)].encode()
         sock.send_multipart([topic, payload(index, args.size)])
         index += 1
+        if args.progress and index % args.progress == 0:
+            print(f"progress {index}", flush=True)
         if args.interval:
             time.sleep(args.interval)
     # Keep the session (and its window, for repairs) alive a while.
@@ -67,6 +69,11 @@ def sub(args: argparse.Namespace) -> None:
     ctx = zmq.Context()
     sock = ctx.socket(zmq.SUB)
     sock.setsockopt(zmq.RCVHWM, 0)
+    # The receive window is RATE x RECOVERY_IVL as on the sender (libzmq's
+    # compute_sqns): the default 100 kbit/s holds 83 packets, too few to wait
+    # for a repair at the publisher's rate.
+    sock.setsockopt(zmq.RATE, args.rate)
+    sock.setsockopt(zmq.RECOVERY_IVL, args.recovery)
     sock.setsockopt(zmq.LINGER, 0)
     sock.setsockopt(zmq.RCVTIMEO, int(args.timeout * 1000))
     sock.setsockopt(zmq.SUBSCRIBE, args.subscribe.encode())
@@ -102,6 +109,7 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=30.0)
     parser.add_argument("--linger", type=float, default=3.0)
     parser.add_argument("--timeout", type=float, default=20.0)
+    parser.add_argument("--progress", type=int, default=0, help="a line every N messages sent")
     args = parser.parse_args()
     pub(args) if args.role == "pub" else sub(args)
 

@@ -1,0 +1,3 @@
+from .netns import netns_pair
+
+__all__ = ["netns_pair"]
