@@ -34,6 +34,7 @@ PUREZMQ_EXTRAS="test,lint,curve,spark,cli,prometheus"
 source "$HERE/_env.sh"
 source "$ROOT/scripts/_java.sh"  # the Spark integration tests need it
 source "$ROOT/scripts/_jeromq.sh"  # the JeroMQ (ZMTP/2.0) interop tests need it
+source "$ROOT/scripts/_pgm.sh"  # the multicast tests: iproute2, nftables, python3-zmq (OpenPGM)
 _took "setup, $PUREZMQ_BUILD build" "$t"
 
 t=$SECONDS
