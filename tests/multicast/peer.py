@@ -39,12 +39,18 @@ def digest(frames: list[bytes]) -> str:
 def pub(args: argparse.Namespace) -> None:
     zmq = _zmq(args.purezmq)
     ctx = zmq.Context()
-    sock = ctx.socket(zmq.PUB)
+    sock = ctx.socket(zmq.XPUB if args.x else zmq.PUB)
     sock.setsockopt(zmq.SNDHWM, 0)
     sock.setsockopt(zmq.RATE, args.rate)
     sock.setsockopt(zmq.RECOVERY_IVL, args.recovery)
     sock.setsockopt(zmq.LINGER, 0)
     sock.connect(args.endpoint)
+    if args.x:  # subscribed to all by the transport, silently (nothing to read)
+        sock.setsockopt(zmq.RCVTIMEO, 200)
+        try:
+            print(f"subscription {sock.recv()!r}", flush=True)
+        except zmq.Again:
+            pass
     print("ready", flush=True)
     topics = args.topics.split(",")
     deadline = time.monotonic() + args.duration
@@ -67,7 +73,7 @@ def pub(args: argparse.Namespace) -> None:
 def sub(args: argparse.Namespace) -> None:
     zmq = _zmq(args.purezmq)
     ctx = zmq.Context()
-    sock = ctx.socket(zmq.SUB)
+    sock = ctx.socket(zmq.XSUB if args.x else zmq.SUB)
     sock.setsockopt(zmq.RCVHWM, 0)
     # The receive window is RATE x RECOVERY_IVL as on the sender (libzmq's
     # compute_sqns): the default 100 kbit/s holds 83 packets, too few to wait
@@ -76,8 +82,12 @@ def sub(args: argparse.Namespace) -> None:
     sock.setsockopt(zmq.RECOVERY_IVL, args.recovery)
     sock.setsockopt(zmq.LINGER, 0)
     sock.setsockopt(zmq.RCVTIMEO, int(args.timeout * 1000))
-    sock.setsockopt(zmq.SUBSCRIBE, args.subscribe.encode())
-    sock.connect(args.endpoint)
+    if args.x:
+        sock.connect(args.endpoint)
+        sock.send(b"\x01" + args.subscribe.encode())  # goes nowhere over PGM
+    else:
+        sock.setsockopt(zmq.SUBSCRIBE, args.subscribe.encode())
+        sock.connect(args.endpoint)
     print("ready", flush=True)
     got = 0
     while got < args.count:
@@ -94,11 +104,44 @@ def sub(args: argparse.Namespace) -> None:
     ctx.term()
 
 
+def asyncio_sub(args: argparse.Namespace) -> None:
+    """As `sub`, with purezmq.asyncio: the endpoint runs on the event loop."""
+    import asyncio
+
+    import purezmq as zmq
+    import purezmq.asyncio as zaio
+
+    async def run() -> None:
+        ctx = zaio.Context()
+        sock = ctx.socket(zmq.SUB)
+        sock.setsockopt(zmq.RCVHWM, 0)
+        sock.setsockopt(zmq.LINGER, 0)
+        sock.setsockopt(zmq.RATE, args.rate)
+        sock.setsockopt(zmq.SUBSCRIBE, args.subscribe.encode())
+        sock.connect(args.endpoint)  # inside the running loop: the loop's driver
+        print("ready", flush=True)
+        for _ in range(args.count):
+            try:
+                frames = await asyncio.wait_for(sock.recv_multipart(), args.timeout)
+            except asyncio.TimeoutError:
+                print("timeout", flush=True)
+                break
+            index = int(frames[1][:8]) if len(frames) > 1 else -1
+            line = f"{index} {frames[0].decode()} {digest(frames)} {len(frames[-1])}"
+            print(line, flush=True)
+        sock.close()
+        ctx.term()
+
+    asyncio.run(run())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("role", choices=["pub", "sub"])
     parser.add_argument("endpoint")
     parser.add_argument("--purezmq", action="store_true")
+    parser.add_argument("--asyncio", action="store_true", help="purezmq.asyncio (sub only)")
+    parser.add_argument("--x", action="store_true", help="XPUB or XSUB")
     parser.add_argument("--count", type=int, default=0)
     parser.add_argument("--size", type=int, default=100)
     parser.add_argument("--topics", default="A")
@@ -111,7 +154,12 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=20.0)
     parser.add_argument("--progress", type=int, default=0, help="a line every N messages sent")
     args = parser.parse_args()
-    pub(args) if args.role == "pub" else sub(args)
+    if args.role == "pub":
+        pub(args)
+    elif args.asyncio:
+        asyncio_sub(args)
+    else:
+        sub(args)
 
 
 if __name__ == "__main__":

@@ -35,12 +35,15 @@ def _run(
     interval: float = 0.002,
     rate: int = 20000,
     loss: int = 0,
+    pub_args: tuple[str, ...] = (),
+    sub_args: tuple[str, ...] = (),
+    pub_lines: list[str] | None = None,
 ) -> list[str]:
     port = next(_ports)
     sub = Peer(
         pair.b, sub_impl, "sub", pair.endpoint(pair.b, scheme, port),
         "--count", str(count), "--subscribe", subscribe, "--timeout", "10",
-        "--rate", str(rate),
+        "--rate", str(rate), *sub_args,
     )  # fmt: skip
     pub = None
     try:
@@ -49,7 +52,7 @@ def _run(
             pair.a, pub_impl, "pub", pair.endpoint(pair.a, scheme, port),
             "--count", str(count * len(topics.split(","))), "--size", str(size),
             "--topics", topics, "--interval", str(interval), "--rate", str(rate),
-            "--linger", "4",
+            "--linger", "4", *pub_args,
         )  # fmt: skip
         if loss:
             # Loss from the first message on: what a receiver misses before
@@ -58,6 +61,8 @@ def _run(
             pair.set_loss(pair.a, loss)
             pair.set_loss(pair.b, loss)
         lines = sub.finish(timeout=90)
+        if pub_lines is not None:
+            pub_lines.extend(pub.finish(timeout=30))
         assert "timeout" not in lines, f"{len(lines) - 1} of {count} before the timeout"
         return lines
     finally:
@@ -142,3 +147,25 @@ def test_subscriber_joins_mid_stream(netns_pair: Pair, pub_impl: str, sub_impl: 
     first = int(lines[0].split()[0])
     assert first > 0
     assert lines == [_expected(i, "A", 2500) for i in range(first, first + 100)]
+
+
+@pytest.mark.parametrize(("pub_impl", "sub_impl"), DIRECTIONS)
+def test_xpub_and_xsub(netns_pair: Pair, pub_impl: str, sub_impl: str) -> None:
+    """XPUB sends everything (the transport subscribed it to all, silently,
+    as libzmq does: the XPUB reads no subscription); XSUB receives everything
+    (it filters nothing)."""
+    lines = _run(
+        netns_pair, "epgm", pub_impl, sub_impl, count=100, size=200, topics="A,B",
+        pub_args=("--x",), sub_args=("--x",), subscribe="B", pub_lines=(pub_lines := []),
+    )  # fmt: skip
+    assert not [line for line in pub_lines if line.startswith("subscription")]
+    assert "sent 200" in pub_lines
+    assert lines == [_expected(i, "AB"[i % 2], 200) for i in range(100)]
+
+
+def test_asyncio_subscriber(netns_pair: Pair) -> None:
+    """A purezmq.asyncio SUB: the endpoint runs on the event loop."""
+    lines = _run(
+        netns_pair, "epgm", "libzmq", "purezmq", count=300, size=1000, sub_args=("--asyncio",)
+    )
+    assert lines == [_expected(i, "A", 1000) for i in range(300)]

@@ -9,8 +9,9 @@ socket (see `purezmq._transport.pgm`).
 
 - Sending: messages are read from the pipe only when the source has sent
   what it holds, so SNDHWM (and PUB's dropping at it) governs the queue and
-  RATE the pace. As in libzmq, the engine subscribes its PUB to everything:
-  PGM carries no subscriptions upstream.
+  RATE the pace. As in libzmq, the PUB/XPUB is subscribed to everything when
+  the pipe is attached (`Pipe.all_groups`), without a subscription message
+  the XPUB application would see: PGM carries no subscriptions upstream.
 - Receiving: each source's APDUs go through its own ZMTP/1.0 reader; SUB
   filters locally. Subscriptions the SUB writes are read and dropped. A
   message that finds the pipe at RCVHWM is dropped and counted
@@ -295,10 +296,9 @@ def open_multicast(
     ours.set_hwms(config.sndhwm, config.rcvhwm)
     ours.label = theirs.label = str(endpoint)
     engine.pipe = theirs
-    if config.sender:
-        # libzmq's pgm_sender: no subscriptions travel upstream, so the
-        # publisher sends everything (receivers filter).
-        theirs.force_write([b"\x01"])
+    # No subscriptions travel upstream: a PUB/XPUB sends everything here
+    # (receivers filter), subscribed silently as libzmq's subscribe_to_all.
+    ours.all_groups = config.sender
     owner.attach_inproc_pipe(ours, locally_initiated=True)
     io.call_soon(engine.start)
     return MulticastHandle(driver, engine)

@@ -170,7 +170,8 @@ class Pipe:
         #: same list as other such pipes.
         self.shares_messages = False
         #: The peer takes every RADIO group and never sends JOIN (a udp
-        #: connect, libzmq's ``subscribe_to_all``): set before attaching.
+        #: connect), or every XPUB topic and never subscribes (pgm/epgm):
+        #: libzmq's ``subscribe_to_all``. Set before attaching.
         self.all_groups = False
         #: Where the peer is, as the socket's endpoints name it ("tcp://...",
         #: "inproc://name"): for statistics and for people reading reprs.

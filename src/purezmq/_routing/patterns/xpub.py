@@ -105,6 +105,8 @@ class XPub(Pattern):
     # ------------------------------------------------------------ pipe events
     def attach_pipe(self, pipe: Pipe, locally_initiated: bool) -> None:
         self._dist.attach(pipe)
+        if pipe.all_groups:  # pgm/epgm: no subscription ever comes back
+            self._subs.add(b"", pipe)  # silently, as libzmq's subscribe_to_all
         if self._welcome:
             pipe.write([self._welcome])
         self.read_activated(pipe)
