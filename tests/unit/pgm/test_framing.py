@@ -78,3 +78,11 @@ def test_round_trip_any_apdu_size(msgs: list[list[bytes]], size: int) -> None:
     reader = PeerReader()
     got = [m for a in _apdus(msgs, size) for m in reader.feed(a)]
     assert got == msgs
+
+
+def test_libzmq_apdu_golden() -> None:
+    """The APDU of a libzmq 4.3.4 PUB's [b"topic", b"hello"] (captured, see
+    test_packets.py), both ways."""
+    apdu = b"\x00\x00\x06\x01topic\x06\x00hello"
+    assert PeerReader().feed(apdu) == [[b"topic", b"hello"]]
+    assert _apdus([[b"topic", b"hello"]], 1448) == [apdu]

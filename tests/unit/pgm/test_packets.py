@@ -172,3 +172,31 @@ def test_fuzz_mutated_valid_packets(pkt: bytes, data: st.DataObject) -> None:
         P.parse(bytes(buf))
     except P.PgmError:
         pass
+
+
+# Captured from Debian's libzmq 4.3.4 + OpenPGM 5.3 (epgm, UDP payloads):
+# a PUB at 10.99.0.1 sending [b"topic", b"hello"] to 239.192.9.9:6300.
+OPENPGM_GSI = bytes.fromhex("b7c6d1bc038a")
+OPENPGM_SPM = bytes.fromhex(
+    "dd0c189c000072e4b7c6d1bc038a00000000000000000000ffffffff000100000a630001"
+)
+OPENPGM_ODATA = bytes.fromhex(
+    "dd0c189c04005915b7c6d1bc038a0010000000000000000000000601746f706963060068656c6c6f"
+)
+
+
+def test_openpgm_spm_parses_and_is_reproduced() -> None:
+    spm = P.parse(OPENPGM_SPM)
+    assert (spm.kind, spm.sport, spm.dport, spm.gsi) == (P.SPM, 0xDD0C, 6300, OPENPGM_GSI)
+    assert (spm.sqn, spm.trail, spm.lead, spm.nla) == (0, 0, 0xFFFFFFFF, "10.99.0.1")
+    ours = P.encode_spm(OPENPGM_GSI, 0xDD0C, 6300, 0, 0, 0xFFFFFFFF, "10.99.0.1")
+    assert ours == OPENPGM_SPM  # checksum included
+
+
+def test_openpgm_odata_parses_and_is_reproduced() -> None:
+    odata = P.parse(OPENPGM_ODATA)
+    assert (odata.kind, odata.sqn, odata.trail, odata.fragment) == (P.ODATA, 0, 0, None)
+    # libzmq's framing: offset 0, then ZMTP/1.0 frames "topic" (MORE) and "hello".
+    assert odata.payload == b"\x00\x00\x06\x01topic\x06\x00hello"
+    ours = P.encode_data(OPENPGM_GSI, 0xDD0C, 6300, 0, 0, odata.payload)
+    assert ours == OPENPGM_ODATA
