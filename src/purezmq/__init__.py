@@ -45,7 +45,7 @@ from .sugar.version import (
 #: Capabilities this build has, for `has()`.
 _CAPABILITIES = {
     "ipc": not _sys.platform.startswith("win"),
-    "pgm": False,
+    "pgm": True,  # pgm:// and epgm:// (docs/multicast.md)
     "tipc": False,
     "norm": False,
     "curve": False,  # asked of PyNaCl when has("curve") is called

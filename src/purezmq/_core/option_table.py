@@ -146,7 +146,8 @@ _SPECS: tuple[OptionSpec, ...] = (
           requires=frozenset({"ipc_filter_ugid"})),
     _spec(O.IPC_FILTER_GID, default=frozenset(), gettable=False, storage=Storage.ADD,
           requires=frozenset({"ipc_filter_ugid"})),
-    # -- multicast (pgm/epgm/norm transports; stored, not used by purezmq)
+    # -- multicast (read by pgm/epgm endpoints, see _io/pgm.py; MULTICAST_LOOP
+    #    is stored only: libzmq turns the loop off for PGM whatever it says)
     _spec(O.RATE, default=100, validate=_at_least(1)),
     _spec(O.RECOVERY_IVL, default=10000, validate=_at_least(0)),
     _spec(O.MULTICAST_HOPS, default=1, validate=_at_least(1)),

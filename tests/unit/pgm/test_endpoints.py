@@ -63,3 +63,7 @@ def test_epgm_sub_opens_and_closes_cleanly() -> None:
         s.rcvtimeo = 50
         with pytest.raises(zmq.Again):
             s.recv()
+
+
+def test_has_pgm() -> None:
+    assert zmq.has("pgm")
