@@ -35,9 +35,9 @@ def unavailable() -> str | None:
         return "network namespaces need Linux"
     if os.geteuid() != 0:
         return "network namespaces and raw sockets need root"
-    for tool in ("ip", "nft"):
+    for tool in ("ip", "nft", "capsh"):
         if shutil.which(tool) is None:
-            return f"{tool!r} is missing (apt-get install iproute2 nftables)"
+            return f"{tool!r} is missing (apt-get install iproute2 nftables libcap2-bin)"
     probe = [SYSTEM_PYTHON, "-c", "import zmq, sys; sys.exit(0 if zmq.has('pgm') else 1)"]
     try:
         if subprocess.run(probe, capture_output=True, timeout=30).returncode:

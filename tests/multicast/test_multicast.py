@@ -7,7 +7,11 @@ checks that the messages it expects arrived whole, once and in order.
 
 from __future__ import annotations
 
+import errno
 import itertools
+import shlex
+import subprocess
+import sys
 
 import pytest
 
@@ -169,3 +173,23 @@ def test_asyncio_subscriber(netns_pair: Pair) -> None:
         netns_pair, "epgm", "libzmq", "purezmq", count=300, size=1000, sub_args=("--asyncio",)
     )
     assert lines == [_expected(i, "A", 1000) for i in range(300)]
+
+
+def test_pgm_without_cap_net_raw_is_eperm(netns_pair: Pair) -> None:
+    """pgm:// needs a raw socket: without CAP_NET_RAW connect() raises EPERM
+    (libzmq 4.3.4 aborts on an assertion there)."""
+    code = (
+        "import purezmq as zmq\n"
+        "c = zmq.Context(); s = c.socket(zmq.SUB)\n"
+        "try:\n"
+        f"    s.connect({netns_pair.endpoint(netns_pair.b, 'pgm', 5599)!r})\n"
+        "except zmq.ZMQError as e:\n"
+        "    print(e.errno)\n"
+        "s.close(0); c.term()\n"
+    )
+    out = subprocess.run(
+        ["ip", "netns", "exec", netns_pair.b, "capsh", "--drop=cap_net_raw", "--",
+         "-c", f"exec {sys.executable} -c {shlex.quote(code)}"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert out.stdout.strip() == str(errno.EPERM), out.stderr
