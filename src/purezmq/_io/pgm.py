@@ -248,10 +248,15 @@ class MulticastEngine:
         receiver.on_timer(now)
         for packet, host in receiver.upstream():
             self._transmit([packet], host or self.addr.group)
+        readers = self._readers
+        if len(readers) > receiver.peer_count:  # sources that went silent
+            live = set(receiver.peers())
+            for tsi in [t for t in readers if t not in live]:
+                del readers[tsi]
         for delivery in receiver.deliveries():
-            reader = self._readers.get(delivery.tsi)
+            reader = readers.get(delivery.tsi)
             if reader is None:
-                reader = self._readers[delivery.tsi] = PeerReader(self.config.max_msg_size)
+                reader = readers[delivery.tsi] = PeerReader(self.config.max_msg_size)
             if delivery.apdu is None:
                 reader.loss()
                 continue

@@ -360,6 +360,11 @@ class Receiver:
                     when = nak.deadline
         return when
 
+    @property
+    def peer_count(self) -> int:
+        """How many sources are heard from (forgotten after `expiry` of silence)."""
+        return len(self._peers)
+
     def peers(self) -> list[tuple[bytes, int]]:
         """The transport-session ids heard from."""
         return list(self._peers)

@@ -202,3 +202,15 @@ def test_nak_for_another_group_is_ignored() -> None:
     good = P.encode_nak(b"gsi123", 2, 1, [0], "10.0.0.1", GROUP)
     src.receive(P.parse(good), 0.0)
     assert [P.parse(p).kind for p in src.data_to_send(0.0)] == [P.NCF, P.RDATA]
+
+
+def test_silent_sources_are_forgotten() -> None:
+    rcv = Receiver(2, GROUP, Options(expiry=300.0), random=random.Random(0).random)
+    for n, gsi in enumerate((b"first!", b"second")):
+        src = Source(gsi, 1, 2, nla="10.0.0.1", group=GROUP, rate_bytes=10**9)
+        src.send_apdu(b"hi", float(n))
+        for p in src.data_to_send(float(n)):
+            rcv.receive(P.parse(p), float(n))
+    assert rcv.peer_count == 2
+    rcv.on_timer(300.5)  # the first has been silent for 300.5 s, the second 299.5 s
+    assert rcv.peers() == [(b"second", 1)]
