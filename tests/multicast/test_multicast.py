@@ -107,13 +107,14 @@ def test_purezmq_to_purezmq_pgm(netns_pair: Pair) -> None:
     assert lines == [_expected(i, "A", 3000) for i in range(200)]
 
 
+@pytest.mark.parametrize("scheme", ["epgm", "pgm"])
 @pytest.mark.parametrize(("pub_impl", "sub_impl"), [*DIRECTIONS, ("purezmq", "purezmq")])
-def test_loss_is_repaired(netns_pair: Pair, pub_impl: str, sub_impl: str) -> None:
+def test_loss_is_repaired(netns_pair: Pair, scheme: str, pub_impl: str, sub_impl: str) -> None:
     """5% of the packets each namespace receives are dropped (data one way,
     NAKs the other): every message still arrives, in order."""
     try:
         lines = _run(
-            netns_pair, "epgm", pub_impl, sub_impl, count=400, size=1000, interval=0.003, loss=5
+            netns_pair, scheme, pub_impl, sub_impl, count=400, size=1000, interval=0.003, loss=5
         )
         dropped = netns_pair.dropped(netns_pair.a), netns_pair.dropped(netns_pair.b)
     finally:
