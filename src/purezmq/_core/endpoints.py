@@ -160,6 +160,9 @@ class Endpoints:
 
     def unbind(self, addr: str) -> None:
         ep = parse(addr)
+        if ep.protocol in MULTICAST:  # bound is connected (libzmq's term_endpoint)
+            self.disconnect(addr)
+            return
         if ep.protocol == "inproc":
             if ep.address not in self._inproc_binds:
                 raise ZMQError(errno.ENOENT, f"No such endpoint bound: {addr!r}")

@@ -60,6 +60,11 @@ def test_epgm_sub_opens_and_closes_cleanly() -> None:
         s.bind("epgm://127.0.0.1;239.192.1.77:5599")  # bind is connect for PGM
         assert s.last_endpoint == b"epgm://127.0.0.1;239.192.1.77:5599"
         s.disconnect("epgm://127.0.0.1;239.192.1.77:5599")
+        s.bind("epgm://127.0.0.1;239.192.1.77:5599")
+        s.unbind("epgm://127.0.0.1;239.192.1.77:5599")  # as libzmq: unbind = disconnect
+        with pytest.raises(zmq.ZMQError) as info:
+            s.unbind("epgm://127.0.0.1;239.192.1.77:5599")
+        assert info.value.errno == errno.ENOENT
         s.rcvtimeo = 50
         with pytest.raises(zmq.Again):
             s.recv()
