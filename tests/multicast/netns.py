@@ -81,6 +81,10 @@ class Pair:
             _ip("-n", ns, "link", "set", dev, "up", "multicast", "on")
             _ip("-n", ns, "route", "add", "224.0.0.0/4", "dev", dev)
 
+    def device(self, ns: str) -> str:
+        """The name of `ns`'s end of the veth pair."""
+        return self._dev[ns]
+
     def endpoint(self, ns: str, scheme: str, port: int) -> str:
         return f"{scheme}://{self.addr[ns]};{GROUP}:{port}"
 

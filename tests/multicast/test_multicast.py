@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from .netns import Pair, Peer
+from .netns import GROUP, Pair, Peer
 from .peer import digest, payload
 
 _ports = itertools.count(5600)
@@ -194,3 +194,27 @@ def test_pgm_without_cap_net_raw_is_eperm(netns_pair: Pair) -> None:
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert out.stdout.strip() == str(errno.EPERM), out.stderr
+
+
+def test_interface_by_name(netns_pair: Pair) -> None:
+    """`pgm://IFNAME;group:port`: purezmq finds the interface's address itself
+    (OpenPGM needs the name resolvable through nsswitch; libzmq by address here)."""
+    port = next(_ports)
+    pair = netns_pair
+    sub = Peer(
+        pair.b, "libzmq", "sub", pair.endpoint(pair.b, "epgm", port),
+        "--count", "50", "--timeout", "10",
+    )  # fmt: skip
+    pub = None
+    try:
+        sub.wait_ready()
+        pub = Peer(
+            pair.a, "purezmq", "pub", f"epgm://{pair.device(pair.a)};{GROUP}:{port}",
+            "--count", "50", "--interval", "0.002", "--linger", "2",
+        )  # fmt: skip
+        lines = sub.finish(timeout=60)
+    finally:
+        sub.kill()
+        if pub is not None:
+            pub.kill()
+    assert lines == [_expected(i, "A", 100) for i in range(50)]
