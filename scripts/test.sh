@@ -35,6 +35,7 @@ source "$HERE/_env.sh"
 source "$ROOT/scripts/_java.sh"  # the Spark integration tests need it
 source "$ROOT/scripts/_jeromq.sh"  # the JeroMQ (ZMTP/2.0) interop tests need it
 source "$ROOT/scripts/_pgm.sh"  # the multicast tests: iproute2, nftables, python3-zmq (OpenPGM)
+source "$ROOT/scripts/_draft_libzmq.sh"  # g++: the draft types against a libzmq built with drafts
 _took "setup, $PUREZMQ_BUILD build" "$t"
 
 t=$SECONDS

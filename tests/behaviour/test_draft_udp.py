@@ -172,10 +172,10 @@ def test_dgram_both_ways(udp_make):
         return False
 
     wait_until(attempt)
-    assert got[0] == [b"127.0.0.1:%d" % pb, b"ping"]
+    assert got[0] == [b"127.0.0.1:%d\0" % pb, b"ping"]
     a.send(got[0][0], zmq.SNDMORE)
     a.send(b"pong")
-    assert b.recv_multipart() == [b"127.0.0.1:%d" % pa, b"pong"]
+    assert b.recv_multipart() == [b"127.0.0.1:%d\0" % pa, b"pong"]
     with pytest.raises(zmq.ZMQError) as e:
         a.send(b"no address frame")
     assert e.value.errno == zmq.EINVAL

@@ -130,7 +130,7 @@ def test_udp_dgram_raw_both_ways(ctx: zmq.Context) -> None:
         raw_sock.settimeout(5)
         raw_sock.sendto(b"payload", ("127.0.0.1", port))
         addr, body = dgram.recv_multipart()
-        assert addr == b"127.0.0.1:%d" % raw_sock.getsockname()[1]
+        assert addr == b"127.0.0.1:%d\0" % raw_sock.getsockname()[1]  # NUL-ended, as libzmq
         assert body == b"payload"
         dgram.send_multipart([addr, b"reply"])
         assert raw_sock.recv(100) == b"reply"  # the body alone

@@ -20,7 +20,8 @@ group, the body (libzmq ``udp_engine_t::out_event``); the receiver drops a
 datagram whose group length overruns it. libzmq reads at most
 ``MAX_UDP_MSG`` (8192) bytes of a datagram; longer ones are not sent here.
 A DGRAM datagram is the body alone, and its peer address travels in a first
-frame as ``"a.b.c.d:port"`` (libzmq's raw socket mode).
+frame as ``"a.b.c.d:port"`` with a terminating NUL, as libzmq's raw socket
+mode writes it (``sockaddr_to_msg``); on sending, the NUL is optional.
 """
 
 from __future__ import annotations
@@ -131,13 +132,15 @@ def decode_datagram(data: bytes) -> tuple[bytes, bytes] | None:
 
 
 def peer_name(addr: tuple[str, int]) -> bytes:
-    """A DGRAM peer address as libzmq puts it in the first frame."""
-    return f"{addr[0]}:{addr[1]}".encode()
+    """A DGRAM peer address as libzmq puts it in the first frame (NUL-ended)."""
+    return f"{addr[0]}:{addr[1]}\0".encode()
 
 
 def parse_peer_name(name: bytes) -> tuple[str, int] | None:
     """The destination of a DGRAM message's first frame (``"a.b.c.d:port"``),
     or None when it is not one (libzmq drops such a message)."""
+    if name.endswith(b"\0"):
+        name = name[:-1]
     try:
         host, colon, port_s = name.decode("ascii").rpartition(":")
         port = int(port_s)
@@ -221,7 +224,7 @@ class GroupCodec:
 
 
 class RawCodec:
-    """DGRAM: ``[b"a.b.c.d:port", body]`` <-> body to/from that address."""
+    """DGRAM: ``[b"a.b.c.d:port\\0", body]`` <-> body to/from that address."""
 
     sends = True
     receives = True

@@ -86,7 +86,8 @@ def test_codecs() -> None:
     raw = RawCodec()
     assert raw.encode([b"10.0.0.1:99", b"hi"], ("1.2.3.4", 5)) == (b"hi", ("10.0.0.1", 99))
     assert raw.encode([b"not an address", b"hi"], ("1.2.3.4", 5)) is None
-    assert raw.decode(b"hi", ("10.0.0.1", 99)) == [b"10.0.0.1:99", b"hi"]
+    assert raw.encode([b"10.0.0.1:99\0", b"hi"], ("1.2.3.4", 5)) == (b"hi", ("10.0.0.1", 99))
+    assert raw.decode(b"hi", ("10.0.0.1", 99)) == [b"10.0.0.1:99\0", b"hi"]  # as libzmq
     assert parse_peer_name(b"1.2.3.4:0") is None
 
 
