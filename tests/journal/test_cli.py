@@ -6,6 +6,7 @@ import json
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -82,3 +83,70 @@ def test_capture_process_seals_what_it_holds_on_sigterm(tmp_path: Path) -> None:
     assert stopped["event"] == "stopped"
     assert stopped["stats"]["feed"]["received"] == 100 == stopped["stats"]["feed"]["sealed"]
     assert j.count("feed") == 100
+
+
+
+def _capture(path: str, *extra: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "purezmq.journal", "capture", path, "feed", "--type", "PULL",
+         "--bind", "tcp://127.0.0.1:*", "--events", "--progress", "plain", *extra],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+
+def _send_to_ready(proc: subprocess.Popen[str], n: int) -> None:
+    assert proc.stdout is not None
+    ready = json.loads(proc.stdout.readline())
+    endpoints = ready["endpoints"]
+    if "partitions" in ready:  # several workers, each with its own endpoints
+        endpoints = {"feed": [ep for p in endpoints.values() for ep in p["feed"]]}
+    ctx = zmq.Context()
+    push = ctx.socket(zmq.PUSH)
+    for ep in endpoints["feed"]:
+        push.connect(ep)
+    for i in range(n):
+        push.send(b"%d" % i)
+    push.close(linger=10000)
+    ctx.term()
+
+
+def test_capture_and_replay_show_progress_on_stderr(tmp_path: Path) -> None:
+    """--progress plain: the count of captured and replayed messages on
+    stderr, while stdout keeps its JSON events."""
+    path = str(tmp_path / "j")
+    proc = _capture(path, "--max-messages", "60")
+    _send_to_ready(proc, 60)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert err.rstrip().splitlines()[-1].endswith("captured: 60/60"), err
+    assert [json.loads(line)["event"] for line in out.splitlines()][-1] == "stopped"
+
+    ctx = zmq.Context()
+    pull = ctx.socket(zmq.PULL)
+    port = pull.bind_to_random_port("tcp://127.0.0.1")
+    replayed = subprocess.run(
+        [sys.executable, "-m", "purezmq.journal", "replay", path, "feed",
+         "--connect", f"tcp://127.0.0.1:{port}", "--progress", "plain"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert replayed.returncode == 0, replayed.stderr
+    assert "replayed: 60/60" in replayed.stderr, replayed.stderr
+    assert sorted(int(pull.recv()) for _ in range(60)) == list(range(60))
+    ctx.destroy(linger=0)
+
+
+def test_progress_of_partitioned_capture_sums_the_workers(tmp_path: Path) -> None:
+    """With --partitions, the bar counts what all workers received (from
+    stats events it asks them for, and does not print as events)."""
+    path = str(tmp_path / "j")
+    proc = _capture(path, "--partitions", "2")
+    _send_to_ready(proc, 60)
+    deadline = time.monotonic() + 60
+    while Journal.open(path).count("feed") < 60 and time.monotonic() < deadline:
+        time.sleep(0.1)  # sealed within --seal-ms (the default: 1 s)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert err.rstrip().splitlines()[-1].endswith("captured: 60"), err
+    events = [json.loads(line)["event"] for line in out.splitlines()]
+    assert "stats" not in events and events[-1] == "stopped"

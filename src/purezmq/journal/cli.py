@@ -26,6 +26,8 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
+from purezmq.cli.progress import Progress, add_progress_argument
+
 from .errors import JournalError, NotAJournalError
 from .journal import Journal
 from .layout import SegmentInfo, contiguous_runs
@@ -140,6 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default: none)")  # fmt: skip
     p.add_argument("--header", action="append", default=[], metavar="NAME",
                    help="record this property too, e.g. X-Tenant (repeatable; implies --headers)")
+    add_progress_argument(p)
 
     p = sub.add_parser("ls", help="list streams and their seq ranges")
     p.add_argument("path", help=_PATH)
@@ -179,6 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default: %(default)s)")  # fmt: skip
     p.add_argument("--wait-subscribers", type=int, default=1, metavar="N",
                    help="PUB: wait for N subscribers before sending (default: %(default)s)")
+    add_progress_argument(p)
 
     p = sub.add_parser("retain", help="delete segments beyond an age or size")
     p.add_argument("path", help=_PATH)
@@ -208,7 +212,8 @@ def _cmd_capture(a: argparse.Namespace) -> int:
         from .workers import run_workers
 
         j.upgrade()  # once, before the workers start
-        return run_workers(a, j.journal_id)
+        with Progress(a.progress, "captured", a.max_messages) as bar:
+            return run_workers(a, j.journal_id, bar)
     src = CaptureSource(
         a.stream, a.type, connect=a.connect, bind=a.bind,
         topics=[t.encode() for t in a.topic], ack=a.ack, partition=a.partition or 0,
@@ -240,11 +245,38 @@ def _cmd_capture(a: argparse.Namespace) -> int:
 
         stopped = threading.Event()
         threading.Thread(target=ready, daemon=True).start()
-    stats = cap.run(max_messages=a.max_messages)
+    with Progress(a.progress, "captured", a.max_messages) as bar:
+        counting = _count_captured(cap, bar)
+        try:
+            stats = cap.run(max_messages=a.max_messages)
+        finally:
+            counting.set()
     if a.events:
         stopped.set()
     _emit({"event": "stopped", "stats": {k: asdict(v) for k, v in stats.items()}})
     return 0
+
+
+def _count_captured(cap: Any, bar: Progress) -> Any:
+    """Advance `bar` with what `cap` received, from a thread, until the
+    returned Event is set (nothing runs when progress is off)."""
+    import threading
+
+    done = threading.Event()
+    if bar.kind == "off":
+        return done
+
+    def count() -> None:
+        while True:
+            finished = done.wait(0.2)
+            got = sum(st.received for st in cap.stats.values())
+            bar.advance(got - bar.count)
+            if finished:
+                return
+
+    thread = threading.Thread(target=count, daemon=True)
+    thread.start()
+    return done
 
 
 def _headers(a: argparse.Namespace) -> bool | list[str]:
@@ -324,9 +356,15 @@ def _cmd_replay(a: argparse.Namespace) -> int:
     _check_stream(journal, a.stream, a.partition)
     ctx = zmq.Context()
     try:
-        n = replay(journal, a.stream, target, a.start, a.end,
-                   with_seq=a.with_seq, rate=a.rate, context=ctx,
-                   partition=a.partition)  # fmt: skip
+        with Progress(a.progress, "replayed") as bar:
+
+            def advance(sent: int, total: int) -> None:
+                bar.total = total
+                bar.advance(sent - bar.count)
+
+            n = replay(journal, a.stream, target, a.start, a.end,
+                       with_seq=a.with_seq, rate=a.rate, context=ctx,
+                       partition=a.partition, progress=advance)  # fmt: skip
     finally:
         ctx.term()  # waits for LINGER: what was queued goes out before we exit
     print(f"replayed {n} messages of {a.stream!r}", file=sys.stderr)

@@ -13,6 +13,7 @@ it fail after ``send_timeout_ms`` rather than hang.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,12 +65,15 @@ def replay(
     rate: float | None = None,
     context: Any = None,
     partition: int = 0,
+    progress: Callable[[int, int], None] | None = None,
 ) -> int:
     """Send seqs [start, end) of one partition of `stream` to `target`; returns the count.
 
-    `rate` caps messages per second. Raises zmq.Again if a PUSH peer does not
-    take a message within the send timeout, DataLossError if the range is not
-    retained (checked before anything is sent).
+    `rate` caps messages per second. `progress(sent, total)` is called now
+    and then (every 1,024 messages and at the end), for a progress bar.
+    Raises zmq.Again if a PUSH peer does not take a message within the send
+    timeout, DataLossError if the range is not retained (checked before
+    anything is sent).
     """
     batches = list(journal.read(stream, start, end, partition=partition))
     ctx = context or zmq.Context.instance()
@@ -90,6 +94,7 @@ def replay(
         if pub and target.wait_subscribers > 0:
             _wait_subscribers(sock, target.wait_subscribers, target.send_timeout_ms)
         sent = 0
+        total = sum(b.num_rows for b in batches)
         t0 = time.monotonic()
         prefix = stream.encode() + b":"
         for batch in batches:
@@ -101,10 +106,14 @@ def replay(
                     out.insert(1 if pub else 0, prefix + str(seq).encode())
                 sock.send_multipart(out)
                 sent += 1
+                if progress is not None and not sent & 1023:
+                    progress(sent, total)
                 if rate:
                     ahead = sent / rate - (time.monotonic() - t0)
                     if ahead > 0:
                         time.sleep(ahead)
+        if progress is not None:
+            progress(sent, total)
         return sent
     finally:
         sock.close()

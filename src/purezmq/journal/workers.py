@@ -21,9 +21,12 @@ import signal
 import subprocess
 import sys
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import JournalError
+
+if TYPE_CHECKING:
+    from purezmq.cli.progress import Progress
 
 
 def _child_args(a: argparse.Namespace, k: int, binds: list[str]) -> list[str]:
@@ -74,15 +77,23 @@ def _emit(obj: dict[str, Any]) -> None:
     print(json.dumps(obj, sort_keys=True), flush=True)
 
 
-def run_workers(a: argparse.Namespace, journal_id: str) -> int:
-    """Run `a.partitions` capture workers until they stop; returns the exit status."""
+def run_workers(a: argparse.Namespace, journal_id: str, bar: Progress | None = None) -> int:
+    """Run `a.partitions` capture workers until they stop; returns the exit status.
+
+    `bar` (when shown) counts what all workers received, from their stats
+    events (asked for every 200 ms unless --stats-ms says otherwise)."""
     n = a.partitions
     binds = worker_binds(a.bind, n)
     cmd = [sys.executable, "-m", "purezmq.journal"]
+    counting = bar is not None and bar.kind != "off"
+    extra = ["--stats-ms", "200"] if counting and not a.stats_ms else []
     procs = [
-        subprocess.Popen([*cmd, *_child_args(a, k, binds[k])], stdout=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [*cmd, *_child_args(a, k, binds[k]), *extra], stdout=subprocess.PIPE, text=True
+        )
         for k in range(n)
     ]
+    received: dict[int, int] = {}
     lock = threading.Lock()
     ready: dict[int, Any] = {}
     stopped: dict[int, Any] = {}
@@ -102,9 +113,15 @@ def run_workers(a: argparse.Namespace, journal_id: str) -> int:
                         _emit({"event": "ready", "journalId": journal_id, "partitions": n,
                                "endpoints": {str(p): ready[p] for p in sorted(ready)}})  # fmt: skip
                     continue
+                if ev.get("event") in ("stats", "stopped") and bar is not None and counting:
+                    got = sum(int(st.get("received", 0)) for st in ev.get("stats", {}).values())
+                    received[k] = got
+                    bar.advance(sum(received.values()) - bar.count)
                 if ev.get("event") == "stopped":
                     stopped[k] = ev.get("stats", {})
                     continue
+                if ev.get("event") == "stats" and extra:
+                    continue  # asked for the progress bar only
                 if a.events:
                     _emit(ev)
 
