@@ -44,6 +44,10 @@ def pub(args: argparse.Namespace) -> None:
     sock.setsockopt(zmq.RATE, args.rate)
     sock.setsockopt(zmq.RECOVERY_IVL, args.recovery)
     sock.setsockopt(zmq.LINGER, 0)
+    if args.hops:
+        sock.setsockopt(zmq.MULTICAST_HOPS, args.hops)
+    if args.maxtpdu:
+        sock.setsockopt(zmq.MULTICAST_MAXTPDU, args.maxtpdu)
     sock.connect(args.endpoint)
     if args.x:  # subscribed to all by the transport, silently (nothing to read)
         sock.setsockopt(zmq.RCVTIMEO, 200)
@@ -135,9 +139,30 @@ def asyncio_sub(args: argparse.Namespace) -> None:
     asyncio.run(run())
 
 
+def capture(args: argparse.Namespace) -> None:
+    """Print the TTL, IP length and PGM type of each PGM packet received on
+    a raw socket (protocol 113) until `--count` or `--timeout`."""
+    import socket
+
+    raw = socket.socket(socket.AF_INET, socket.SOCK_RAW, 113)
+    group, iface = args.endpoint.split(",")
+    mreq = socket.inet_aton(group) + socket.inet_aton(iface)
+    raw.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, mreq)
+    raw.settimeout(args.timeout)
+    print("ready", flush=True)
+    for _ in range(args.count):
+        try:
+            data = raw.recv(65535)
+        except OSError:
+            break
+        ihl = (data[0] & 15) * 4
+        length = int.from_bytes(data[2:4], "big")
+        print(f"ttl={data[8]} len={length} type={data[ihl + 4]}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("role", choices=["pub", "sub"])
+    parser.add_argument("role", choices=["pub", "sub", "capture"])
     parser.add_argument("endpoint")
     parser.add_argument("--purezmq", action="store_true")
     parser.add_argument("--asyncio", action="store_true", help="purezmq.asyncio (sub only)")
@@ -152,9 +177,13 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=30.0)
     parser.add_argument("--linger", type=float, default=3.0)
     parser.add_argument("--timeout", type=float, default=20.0)
+    parser.add_argument("--hops", type=int, default=0, help="MULTICAST_HOPS (pub)")
+    parser.add_argument("--maxtpdu", type=int, default=0, help="MULTICAST_MAXTPDU (pub)")
     parser.add_argument("--progress", type=int, default=0, help="a line every N messages sent")
     args = parser.parse_args()
-    if args.role == "pub":
+    if args.role == "capture":
+        capture(args)
+    elif args.role == "pub":
         pub(args)
     elif args.asyncio:
         asyncio_sub(args)

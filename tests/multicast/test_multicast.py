@@ -218,3 +218,35 @@ def test_interface_by_name(netns_pair: Pair) -> None:
         if pub is not None:
             pub.kill()
     assert lines == [_expected(i, "A", 100) for i in range(50)]
+
+
+def test_hops_and_maxtpdu_on_the_wire(netns_pair: Pair) -> None:
+    """MULTICAST_HOPS is the packets' TTL and MULTICAST_MAXTPDU caps their IP
+    length, as seen by a raw socket in the receiving namespace (pgm://)."""
+    pair = netns_pair
+    port = next(_ports)
+    cap = Peer(
+        pair.b, "libzmq", "capture", f"{GROUP},{pair.addr[pair.b]}",
+        "--count", "1000", "--timeout", "3",
+    )  # fmt: skip
+    pub = None
+    try:
+        cap.wait_ready()
+        pub = Peer(
+            pair.a, "purezmq", "pub", pair.endpoint(pair.a, "pgm", port),
+            "--count", "10", "--size", "5000", "--hops", "7", "--maxtpdu", "900",
+            "--linger", "1",
+        )  # fmt: skip
+        lines = cap.finish(timeout=30)
+    finally:
+        cap.kill()
+        if pub is not None:
+            pub.kill()
+    packets = [dict(field.split("=") for field in line.split()) for line in lines]
+    odata = [p for p in packets if p["type"] == "4"]
+    # 10 messages of 3 + 5,010 bytes (ZMTP/1.0) in APDUs of 900 - 20 (IP) - 16
+    # (PGM) - 8 (ODATA) bytes, each with its 2-byte offset: 50,130 / 854.
+    assert len(odata) == 59
+    assert {p["ttl"] for p in packets} == {"7"}
+    assert max(int(p["len"]) for p in packets) <= 900
+    assert max(int(p["len"]) for p in odata) == 900  # full TPDUs while data queues
