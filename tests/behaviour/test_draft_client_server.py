@@ -11,7 +11,7 @@ import pytest
 
 import purezmq as zmq
 
-from .conftest import bind_any, wait_for_peers
+from .conftest import bind_any, wait_for_peers, wait_until
 
 
 def test_request_reply_by_routing_id(make, endpoint_for, transport):
@@ -181,3 +181,32 @@ def test_incompatible_peer_is_refused(make, endpoint_for, transport):
         dealer.send(b"not a client", zmq.NOBLOCK)
     with pytest.raises(zmq.Again):
         server.recv()
+
+
+@pytest.mark.parametrize("ending", ["close", "term"])
+def test_blocked_recv_in_another_thread_ends(ctx, endpoint_for, transport, ending):
+    """A thread blocked in recv() on a shared socket wakes when another
+    thread closes it (ENOTSOCK) or terminates the context (ETERM)."""
+    server = ctx.socket(zmq.SERVER)
+    server.linger = 0
+    server.bind(endpoint_for(transport))
+    errors: list[int] = []
+
+    def blocked() -> None:
+        try:
+            server.recv()
+        except zmq.ZMQError as e:
+            errors.append(e.errno)
+            if ending == "term":
+                server.close()
+
+    t = threading.Thread(target=blocked)
+    t.start()
+    wait_until(lambda: server._guard.fd_waiter)  # it is waiting now
+    if ending == "close":
+        server.close()
+    else:
+        ctx.term()
+    t.join(10)
+    assert not t.is_alive()
+    assert errors == [zmq.ENOTSOCK if ending == "close" else zmq.ETERM]

@@ -97,6 +97,8 @@ class _Guard:
         self.lock.release()
         try:
             select.select([fd], [], [], timeout)
+        except (OSError, ValueError):
+            pass  # closed by another thread: the next try raises ENOTSOCK
         finally:
             self.lock.acquire()
             self.fd_waiter = False
