@@ -175,19 +175,20 @@ class Session:
             engine.schedule(self.next_deadline())
         return conn
 
-    def receive_with(self, recv_into: Callable[[memoryview], int], notify: bool = True) -> int:
+    def receive_with(
+        self, recv_into: Callable[[memoryview], int], notify: bool = True, sizehint: int = -1
+    ) -> int:
         """Fill the connection's buffer with `recv_into` and take the bytes in.
-
         Driver thread (or the reader's, on the direct read path, which passes
         notify=False: it parses right away, so nobody needs waking and no
-        read-ahead timer). Returns the byte count (0 = end of stream).
-        `recv_into` runs under the lock because the reader's thread may be
-        parsing (and compacting) the same buffer. Raises the OSError of
-        `recv_into` and ProtocolError (the driver then calls `connection_failed`)."""
+        read-ahead timer). Returns the byte count (0 = end of stream). `recv_into`
+        runs under the lock: the reader's thread may be parsing (compacting) the
+        same buffer. `sizehint`: bytes waiting in the kernel, if known (get_buffer).
+        Raises recv_into's OSError and ProtocolError (then `connection_failed`)."""
         conn = self.conn
         assert conn is not None
         with self.lock:
-            n = recv_into(conn.get_buffer())
+            n = recv_into(conn.get_buffer(sizehint))
             if not n:
                 return 0
             now = monotonic()

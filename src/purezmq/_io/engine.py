@@ -19,8 +19,11 @@ reactor for POLLOUT.
 
 from __future__ import annotations
 
+import array
+import fcntl
 import logging
 import socket
+import termios
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -60,6 +63,20 @@ LOWAT_MIN: Final = 64 * 1024
 
 def _nbytes(chunk: Buffer) -> int:
     return chunk.nbytes if isinstance(chunk, memoryview) else len(chunk)
+
+
+def _waiting_bytes(fd: int) -> int:
+    """Bytes the kernel holds for reading on `fd` (FIONREAD), -1 if it cannot say.
+
+    Asked only while a large frame arrives: its storage grows with what has
+    arrived (never with the size the peer declared), and this lets it grow
+    to all that has arrived in one step, so one read takes it (issue 12)."""
+    count = array.array("i", [0])
+    try:
+        fcntl.ioctl(fd, termios.FIONREAD, count, True)
+    except OSError:
+        return -1
+    return count[0]
 
 
 class StreamEngine:
@@ -113,8 +130,10 @@ class StreamEngine:
     def on_readable(self) -> None:
         if self._closed:
             return
+        conn = self.session.conn
+        hint = _waiting_bytes(self.fd) if conn is not None and conn.receiving_big_frame else -1
         try:
-            n = self.session.receive_with(self.sock.recv_into)
+            n = self.session.receive_with(self.sock.recv_into, sizehint=hint)
         except BlockingIOError:
             return
         except ProtocolError as e:
@@ -261,8 +280,10 @@ class StreamEngine:
         """Read on the socket's thread (the descriptor was readable)."""
         if self._closed:
             return False
+        conn = self.session.conn
+        hint = _waiting_bytes(self.fd) if conn is not None and conn.receiving_big_frame else -1
         try:
-            n = self.session.receive_with(self.sock.recv_into, notify=False)
+            n = self.session.receive_with(self.sock.recv_into, notify=False, sizehint=hint)
         except (BlockingIOError, InterruptedError):
             return True
         except ProtocolError as e:

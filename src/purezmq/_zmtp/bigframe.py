@@ -78,12 +78,20 @@ class BigFrame:
             self._bio.write(b"\0")
         self._cap = cap
 
-    def writable(self) -> memoryview:
-        """A view of the unfilled part of the storage for ``recv_into``."""
+    def writable(self, arrived: int = -1) -> memoryview:
+        """A view of the unfilled part of the storage for ``recv_into``.
+
+        `arrived`: bytes known to be waiting in the kernel (the driver's
+        FIONREAD, -1 when unknown). The storage grows to take them in one
+        read - they have arrived, so the bound holds - instead of doubling
+        its way there a read at a time."""
         self._release()
-        if self.filled >= self._cap:
-            grow = max(self._cap, MIN_GROWTH)
-            self._reserve(min(self.size, self._cap + grow))
+        filled, cap = self.filled, self._cap
+        if filled >= cap or arrived > cap - filled:
+            target = filled + arrived
+            if filled >= cap:
+                target = max(target, cap + max(cap, MIN_GROWTH))
+            self._reserve(min(self.size, target))
         base = self._bio.getbuffer()
         view = base[self.filled : self._cap]
         self._views = (view, base)

@@ -139,10 +139,12 @@ class FrameDecoder:
 
     # ------------------------------------------------------------ input side
     def get_buffer(self, sizehint: int = -1) -> memoryview:
-        """A writable, non-empty view for the next ``recv_into``."""
+        """A writable, non-empty view for the next ``recv_into``. While a big
+        frame arrives, `sizehint` is the bytes waiting in the kernel (if the
+        driver knows): its storage grows to take them (bigframe)."""
         big = self._big
         if big is not None:
-            return big.writable()
+            return big.writable(sizehint)
         if self.framing and self._end - self._scan >= 2:
             big = self._scan_for_big()
             if big is not None:

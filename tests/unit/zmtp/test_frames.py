@@ -358,6 +358,32 @@ def test_big_frame_grows_geometrically_not_to_claimed_size() -> None:
     assert not big.complete
 
 
+def test_big_frame_grows_to_what_has_arrived_in_one_step() -> None:
+    """The driver says how many bytes wait in the kernel (FIONREAD): the
+    storage takes them in one view - arrived bytes, so memory still follows
+    what the peer sent - but never beyond the frame."""
+    big = BigFrame(10**6, memoryview(b""))
+    first = big.writable()
+    assert len(first) == INITIAL_RESERVE
+    first[:] = b"a" * len(first)
+    big.written(len(first))
+    assert len(big.writable(300_000)) == 300_000
+    big.written(300_000)
+    assert len(big.writable(10**7)) == 10**6 - INITIAL_RESERVE - 300_000  # capped at the frame
+    big.written(10**6 - INITIAL_RESERVE - 300_000)
+    assert big.complete
+
+
+def test_big_frame_without_a_hint_doubles() -> None:
+    big = BigFrame(10**6, memoryview(b""))
+    sizes = []
+    while not big.complete:
+        view = big.writable()
+        sizes.append(len(view))
+        big.written(len(view))
+    assert sizes[:4] == [INITIAL_RESERVE, INITIAL_RESERVE, 2 * INITIAL_RESERVE, 4 * INITIAL_RESERVE]
+
+
 def test_big_frame_survives_a_view_kept_by_the_driver() -> None:
     big = BigFrame(200_000, memoryview(b""))
     view = big.writable()
