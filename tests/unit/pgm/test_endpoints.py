@@ -72,3 +72,72 @@ def test_epgm_sub_opens_and_closes_cleanly() -> None:
 
 def test_has_pgm() -> None:
     assert zmq.has("pgm")
+
+
+def test_open_socket_applies_the_options() -> None:
+    import socket
+
+    from purezmq._transport.pgm import MulticastConfig, open_socket
+
+    addr = parse_pgm("epgm", "127.0.0.1;239.192.1.78:5598")
+    config = MulticastConfig(sender=True, hops=9, sndbuf=65536, rcvbuf=100000)
+    sock = open_socket(addr, config)
+    try:
+        assert sock.getsockname() == ("0.0.0.0", 5598)  # NAKs and data come to the port
+        assert sock.getsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL) == 9
+        assert sock.getsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_LOOP) == 0
+        iface = sock.getsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, 4)
+        assert socket.inet_ntoa(iface) == "127.0.0.1"
+        # Linux doubles what it is asked for (bookkeeping overhead).
+        assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF) == 2 * 65536
+        assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF) == 2 * 100000
+    finally:
+        sock.close()
+
+
+@pytest.mark.parametrize(("kind", "sender"), [("PUB", True), ("XSUB", False)])
+def test_socket_options_reach_the_transport(
+    monkeypatch: pytest.MonkeyPatch, kind: str, sender: bool
+) -> None:
+    from purezmq._io.driver import StreamDriver
+    from purezmq._transport.pgm import MulticastConfig
+
+    seen: list[MulticastConfig] = []
+
+    def fake(self: object, owner: object, endpoint: object, config: MulticastConfig) -> None:
+        seen.append(config)
+        raise OSError(errno.EADDRNOTAVAIL, "stop here")
+
+    monkeypatch.setattr(StreamDriver, "multicast", fake)
+    values = {
+        zmq.RATE: 5000,
+        zmq.RECOVERY_IVL: 2000,
+        zmq.MULTICAST_HOPS: 3,
+        zmq.MULTICAST_MAXTPDU: 1400,
+        zmq.SNDBUF: 1000,
+        zmq.RCVBUF: 2000,
+        zmq.SNDHWM: 7,
+        zmq.RCVHWM: 8,
+        zmq.MAXMSGSIZE: 99,
+    }
+    with zmq.Context() as ctx, ctx.socket(getattr(zmq, kind)) as s:
+        s.linger = 0
+        for option, value in values.items():
+            s.setsockopt(option, value)
+        with pytest.raises(zmq.ZMQError) as info:
+            s.connect("epgm://127.0.0.1;239.192.1.79:5597")
+        assert info.value.errno == errno.EADDRNOTAVAIL
+    assert seen == [
+        MulticastConfig(
+            sender=sender,
+            rate_kbps=5000,
+            recovery_ivl_ms=2000,
+            hops=3,
+            max_tpdu=1400,
+            sndbuf=1000,
+            rcvbuf=2000,
+            sndhwm=7,
+            rcvhwm=8,
+            max_msg_size=99,
+        )
+    ]
