@@ -38,6 +38,11 @@ def unavailable() -> str | None:
     for tool in ("ip", "nft", "capsh"):
         if shutil.which(tool) is None:
             return f"{tool!r} is missing (apt-get install iproute2 nftables libcap2-bin)"
+    name = f"pzprobe{os.getpid()}"
+    made = subprocess.run(["ip", "netns", "add", name], capture_output=True, text=True)
+    if made.returncode:
+        return f"cannot create a network namespace: {made.stderr.strip()}"
+    subprocess.run(["ip", "netns", "del", name], capture_output=True)
     probe = [SYSTEM_PYTHON, "-c", "import zmq, sys; sys.exit(0 if zmq.has('pgm') else 1)"]
     try:
         if subprocess.run(probe, capture_output=True, timeout=30).returncode:
