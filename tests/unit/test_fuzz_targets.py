@@ -36,7 +36,7 @@ TARGETS = _targets_module().all_targets()
 #: Targets whose dependencies this run installed (scripts/test.sh says which
 #: extras in PUREZMQ_EXTRAS): missing under CI, they fail.
 REQUIRED = {"greeting", "frames", "commands", "null", "plain-server", "plain-client"}
-REQUIRED |= {"zap-reply", "z85", "curve-server", "curve-client"}
+REQUIRED |= {"zap-reply", "z85", "curve-server", "curve-client", "pgm"}
 _EXTRAS = set(os.environ.get("PUREZMQ_EXTRAS", "").split(","))
 if _EXTRAS & {"journal", "spark"}:  # the extras that bring pyarrow
     REQUIRED.add("journal-segment")
