@@ -20,6 +20,7 @@ socket (see `purezmq._transport.pgm`).
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import random
@@ -33,7 +34,7 @@ from purezmq._pgm.framing import ApduWriter, PeerReader
 from purezmq._pgm.receiver import Options, Receiver
 from purezmq._pgm.sender import Source, window_sqns
 from purezmq._routing.pipe import Pipe, pipepair
-from purezmq._transport.address import Endpoint
+from purezmq._transport.address import AddressError, Endpoint
 from purezmq._transport.pgm import MulticastConfig, PgmAddress, open_socket, parse_pgm
 
 from .reactor import READ, Reactor, Timer
@@ -296,7 +297,11 @@ def open_multicast(
     `owner` its end of a pipe pair and start the engine on `io`."""
     addr = parse_pgm(endpoint.protocol, endpoint.address)
     sock = open_socket(addr, config)
-    engine = MulticastEngine(io, sock, addr, config)
+    try:
+        engine = MulticastEngine(io, sock, addr, config)
+    except ValueError as e:  # MULTICAST_MAXTPDU too small for PGM's headers
+        sock.close()
+        raise AddressError(errno.EINVAL, str(e)) from None
     ours, theirs = pipepair(None, engine)
     ours.set_hwms(config.sndhwm, config.rcvhwm)
     ours.label = theirs.label = str(endpoint)

@@ -141,3 +141,15 @@ def test_socket_options_reach_the_transport(
             max_msg_size=99,
         )
     ]
+
+
+def test_maxtpdu_too_small_is_einval() -> None:
+    with zmq.Context() as ctx, ctx.socket(zmq.PUB) as s:
+        s.linger = 0
+        s.setsockopt(zmq.MULTICAST_MAXTPDU, 60)
+        with pytest.raises(zmq.ZMQError) as info:
+            s.connect("epgm://127.0.0.1;239.192.1.80:5596")
+        assert info.value.errno == errno.EINVAL
+        assert "MULTICAST_MAXTPDU" in str(info.value)
+        s.setsockopt(zmq.MULTICAST_MAXTPDU, 1500)
+        s.connect("epgm://127.0.0.1;239.192.1.80:5596")  # the port was released
