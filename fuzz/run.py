@@ -85,6 +85,10 @@ def main() -> int:
         import atheris  # type: ignore[import-not-found,import-untyped,unused-ignore]
 
         target = chosen[0]
+        # Coverage: instrument the Python code loaded so far (this checkout's
+        # purezmq, which targets.py imports from src/: compiled modules are not
+        # Python bytecode and give no coverage).
+        atheris.instrument_all()
         atheris.Setup([sys.argv[0], f"-max_total_time={int(args.seconds)}"], target.run)
         atheris.Fuzz()
         return 0
