@@ -139,3 +139,22 @@ def _try_bind(sock: zmq.Socket, ep: str) -> bool:
     except zmq.ZMQError:
         return False
     return True
+
+
+@pytest.mark.parametrize("nodrop", [0, 1])
+def test_xpub_nodrop_blocks_instead_of_dropping(make, nodrop):
+    """RADIO drops for a DISH at its HWM, like PUB; with XPUB_NODROP it
+    refuses the message instead (EAGAIN), as libzmq's radio_t::xsend."""
+    radio = make(zmq.RADIO, sndhwm=2, xpub_nodrop=nodrop)
+    ep = bind_any(radio, f"inproc://nodrop-{nodrop}")
+    dish = make(zmq.DISH, rcvhwm=2)
+    dish.join("g")
+    dish.connect(ep)
+    _joined(radio, dish, "g")
+    refused = 0
+    for _ in range(50):
+        try:
+            radio.send(b"x", zmq.NOBLOCK, group="g")
+        except zmq.Again:
+            refused += 1
+    assert (refused > 0) == bool(nodrop)
