@@ -31,7 +31,7 @@ DIRECT_READ_MAX: Final = 4
 class SessionSet:
     """The live sessions of one socket (thread-safe)."""
 
-    __slots__ = ("_lock", "_parked", "_sessions")
+    __slots__ = ("_last", "_lock", "_parked", "_sessions", "_version")
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -41,6 +41,12 @@ class SessionSet:
         #: parked: pollers look at these only - O(parked), at most
         #: DIRECT_READ_MAX, however many connections the socket has.
         self._parked: set[EngineHandle] = set()
+        #: Bumped whenever the set of sessions changes (under the lock).
+        self._version = 0
+        #: The last `park` that parked every session, and the version it saw:
+        #: a request/reply loop parks the same connections before every wait,
+        #: so the next `park` only re-asks those engines (see `park`).
+        self._last: tuple[int, dict[int, EngineHandle]] | None = None
 
     def __len__(self) -> int:
         return len(self._sessions)
@@ -51,10 +57,12 @@ class SessionSet:
     def add(self, session: Session) -> None:
         with self._lock:
             self._sessions.add(session)
+            self._version += 1
 
     def discard(self, session: Session) -> None:
         with self._lock:
             self._sessions.discard(session)
+            self._version += 1
 
     def snapshot(self) -> list[Session]:
         """Every session, including ones that finished a moment ago."""
@@ -78,11 +86,30 @@ class SessionSet:
     # ---------------------------------------------------------- direct reads
     def park(self) -> dict[int, EngineHandle]:
         """Park every connection that can be read directly (descriptor ->
-        engine); none when the socket has too many for it to pay."""
+        engine); none when the socket has too many for it to pay.
+
+        The fast path, taken before most blocking receives of a request/reply
+        loop: when the sessions are those of the last park, which parked them
+        all, only those engines are asked again - no lock, no walk over the
+        sessions, no update of `_parked` (they are all in it still: only
+        `_still_parked` takes engines out, and it forgets this shortcut). An
+        engine that answers differently (closed, paused, replaced by a
+        reconnect's) sends us down the full path. Owning thread only."""
+        last = self._last
+        if last is not None and last[0] == self._version:
+            cached = last[1]
+            for known, engine in cached.items():
+                if engine.park() != known:
+                    break
+            else:
+                return dict(cached)  # the caller's copy: wait_reading edits it
         with self._lock:
             if len(self._sessions) > DIRECT_READ_MAX:
+                self._last = None
                 return {}
+            version = self._version
             engines = self._engines_locked()
+            everyone = len(engines) == len(self._sessions)
         parked: dict[int, EngineHandle] = {}
         for engine in engines:
             fd = engine.park()
@@ -91,6 +118,8 @@ class SessionSet:
         if parked:
             with self._lock:
                 self._parked.update(parked.values())
+        everyone = everyone and len(parked) == len(engines)
+        self._last = (version, dict(parked)) if everyone and parked else None
         return parked
 
     def _still_parked(self) -> list[tuple[int, EngineHandle]]:
@@ -105,6 +134,7 @@ class SessionSet:
             if fd is None:
                 with self._lock:
                     self._parked.discard(engine)
+                self._last = None  # park's shortcut relies on `_parked`
             else:
                 found.append((fd, engine))
         return found

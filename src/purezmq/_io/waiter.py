@@ -11,9 +11,10 @@ together with the signal and read right here when data arrives, so a
 message costs one wake-up of one thread.
 
 The poll object is made once per socket: a blocking receive in a
-request/reply loop waits once per message, and only the parked descriptors
-change between waits (registering them is bookkeeping in user space, not a
-system call).
+request/reply loop waits once per message. The parked descriptors stay
+registered between waits while they stay the same (the usual case: the
+same connection, wait after wait), and are taken out before any other
+kind of wait, which must not wake for data that the I/O thread reads.
 """
 
 from __future__ import annotations
@@ -35,10 +36,16 @@ def _ms(timeout: float | None) -> int:
     return -1 if timeout is None else max(0, int(timeout * 1000 + 0.999))
 
 
+def _same(watching: list[int], parked: dict[int, EngineHandle]) -> bool:
+    """Are the registered descriptors exactly the parked ones? (mypyc turns
+    all() over a generator into a plain loop: no generator object.)"""
+    return len(watching) == len(parked) and all(fd in parked for fd in watching)
+
+
 class PollWaiter:
     """A socket's signal descriptor and its blocking waits (one owning thread)."""
 
-    __slots__ = ("_fd", "_poll", "_signaler")
+    __slots__ = ("_fd", "_poll", "_signaler", "_watching")
 
     def __init__(self) -> None:
         self._signaler = Signaler()
@@ -46,6 +53,8 @@ class PollWaiter:
         self._poll = select.poll() if _HAVE_POLL else None
         if self._poll is not None:
             self._poll.register(self._fd, _POLLIN)
+        #: Parked descriptors registered on `_poll` besides the signal's.
+        self._watching: list[int] = []
 
     def fileno(self) -> int:
         return self._fd
@@ -73,7 +82,14 @@ class PollWaiter:
         if poll is None:  # pragma: no cover - Windows
             select.select([self._fd], [], [], timeout)
             return
+        if self._watching:
+            self._unwatch(poll)
         poll.poll(_ms(timeout))
+
+    def _unwatch(self, poll: select.poll) -> None:
+        for fd in self._watching:
+            poll.unregister(fd)
+        self._watching = []
 
     def wait_reading(self, timeout: float | None, parked: dict[int, EngineHandle]) -> None:
         """Wait for the signal or data on a parked connection; read the latter here."""
@@ -81,13 +97,15 @@ class PollWaiter:
         if poll is None:  # pragma: no cover - no direct reads without poll()
             self.wait(timeout)
             return
-        for fd in parked:
-            poll.register(fd, _POLLIN)
-        try:
-            ready = poll.poll(_ms(timeout))
-        finally:
-            for fd in parked:
-                poll.unregister(fd)
+        watching = self._watching
+        if not _same(watching, parked):
+            if watching:
+                self._unwatch(poll)
+            watching = list(parked)
+            for fd in watching:
+                poll.register(fd, _POLLIN)
+            self._watching = watching
+        ready = poll.poll(_ms(timeout))
         for fd, _ in ready:
             engine = parked.get(fd)
             if engine is not None and not engine.read_direct():

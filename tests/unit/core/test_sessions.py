@@ -86,3 +86,32 @@ def test_polling_asks_only_the_parked_connections() -> None:
     sessions.read_parked()  # the unparked one is forgotten: not asked again
     assert engines[0].asked == 1
     assert all(e.asked == 3 for e in engines[1:])  # parked_fd twice, read once
+
+
+def test_parking_again_reuses_the_last_park_until_something_changes() -> None:
+    """A request/reply loop parks before every wait: the same connections
+    are parked again from the last park's result, and any change - a new
+    session, an engine that no longer parks - is seen at once."""
+    sessions, engines = _sessions(2)
+    first = sessions.park()
+    assert sorted(first) == [0, 1]
+    first.clear()  # the caller's copy: editing it changes nothing here
+    again = sessions.park()
+    assert sorted(again) == [0, 1]
+    assert all(e.asked == 2 for e in engines)  # each asked to park twice, nothing else
+
+    # A new connection: the next park sees it.
+    owner = _Owner()
+    config = SessionConfig(socket_type="ROUTER", endpoint="tcp://x", connect_side=False)
+    session = Session(owner, config)  # type: ignore[arg-type]
+    newcomer = _Engine(7)
+    session.engine = newcomer  # type: ignore[assignment]
+    sessions.add(session)
+    assert sorted(sessions.park()) == [0, 1, 7]
+
+    # An engine that no longer parks (closed, paused): left out at once.
+    engines[0].park = lambda: None  # type: ignore[method-assign]
+    assert sorted(sessions.park()) == [1, 7]
+    assert sorted(sessions.park()) == [1, 7]
+    sessions.discard(session)
+    assert sorted(sessions.park()) == [1]
