@@ -1,3 +1,3 @@
-from .netns import netns_pair
+from .netns import netns_pair, netns_star
 
-__all__ = ["netns_pair"]
+__all__ = ["netns_pair", "netns_star"]

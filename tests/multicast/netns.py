@@ -131,6 +131,39 @@ class Pair:
             subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=30)
 
 
+class Star(Pair):
+    """Namespaces `a`, `b` and `c` on one bridge (in a fourth, the hub), so one
+    publisher reaches subscribers in two other namespaces - each its own host.
+    (OpenPGM binds its UDP port without SO_REUSEADDR: two subscribers of one
+    group and port cannot share a namespace.)"""
+
+    def __init__(self, tag: str) -> None:  # not Pair.__init__: no veth pair here
+        self.a, self.b, self.c, self.hub = (f"pz{tag}{x}" for x in "abch")
+        net = 100 + (os.getpid() + 37) % 100
+        names = (self.a, self.b, self.c)
+        self.addr = {ns: f"10.{net}.1.{i + 1}" for i, ns in enumerate(names)}
+        self._dev = {ns: f"pzs{tag}{ns[-1]}" for ns in names}
+        self.close()
+        _ip("netns", "add", self.hub)
+        _ip("-n", self.hub, "link", "add", "br0", "type", "bridge", "mcast_snooping", "0")
+        _ip("-n", self.hub, "link", "set", "br0", "up")
+        for ns in names:
+            dev, port = self._dev[ns], self._dev[ns] + "h"
+            _ip("netns", "add", ns)
+            _ip("link", "add", dev, "type", "veth", "peer", "name", port)
+            _ip("link", "set", dev, "netns", ns)
+            _ip("link", "set", port, "netns", self.hub)
+            _ip("-n", self.hub, "link", "set", port, "master", "br0", "up")
+            _ip("-n", ns, "addr", "add", f"{self.addr[ns]}/24", "dev", dev)
+            _ip("-n", ns, "link", "set", "lo", "up")
+            _ip("-n", ns, "link", "set", dev, "up", "multicast", "on")
+            _ip("-n", ns, "route", "add", "224.0.0.0/4", "dev", dev)
+
+    def close(self) -> None:
+        for ns in (self.a, self.b, self.c, self.hub):
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=30)
+
+
 class Peer:
     """peer.py in a namespace: libzmq (system Python) or purezmq (ours)."""
 
@@ -192,6 +225,16 @@ class Peer:
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
+
+
+@pytest.fixture(scope="module")
+def netns_star() -> Iterator[Star]:
+    require()
+    star = Star(f"{os.getpid() % 10000}s")  # names apart from the pair's
+    try:
+        yield star
+    finally:
+        star.close()
 
 
 @pytest.fixture(scope="module")
