@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import random
 import sys
+import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -89,7 +90,11 @@ def main() -> int:
         # purezmq, which targets.py imports from src/: compiled modules are not
         # Python bytecode and give no coverage).
         atheris.instrument_all()
-        atheris.Setup([sys.argv[0], f"-max_total_time={int(args.seconds)}"], target.run)
+        corpus = Path(tempfile.mkdtemp(prefix=f"purezmq-corpus-{target.name}-"))
+        for index, seed in enumerate(target.seeds):  # the valid inputs start the corpus
+            (corpus / f"seed-{index}").write_bytes(seed)
+        argv = [sys.argv[0], f"-max_total_time={int(args.seconds)}", str(corpus)]
+        atheris.Setup(argv, target.run)
         atheris.Fuzz()
         return 0
     rng = random.Random(args.seed)

@@ -144,8 +144,11 @@ fuzz_plain_client = _handshake_target(
 )
 
 
+ZAP_SEEDS = [b"1.0|1|200|OK|user|", b"1.0|1|200|OK|u|\x03F\0\0\0\x01x"]
+
+
 def fuzz_zap_reply(data: bytes) -> None:
-    frames = data.split(b"\0|")
+    frames = data.split(b"|")  # one separator byte: easy for a fuzzer to find
     try:
         parse_zap_reply(frames)
     except ProtocolError:
@@ -299,7 +302,7 @@ def all_targets() -> dict[str, Target]:
         Target("null", fuzz_null, [b"\x00" + frame(b"\x05READY", 4) + frame(b"m", 0)]),
         Target("plain-server", fuzz_plain_server, [b"\x00" + frame(b"\x05HELLO\x01a\x01b", 4)]),
         Target("plain-client", fuzz_plain_client, [b"\x00" + frame(b"\x07WELCOME", 4)]),
-        Target("zap-reply", fuzz_zap_reply, [b"1.0\0|1\0|200\0|OK\0|user\0|"]),
+        Target("zap-reply", fuzz_zap_reply, ZAP_SEEDS),
         Target("z85", fuzz_z85, [b"HelloWorld", b"rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7"]),
         Target("pgm", fuzz_pgm, _pgm_seeds()),
     ]
