@@ -66,7 +66,7 @@ def _ip(*args: str) -> None:
     subprocess.run(["ip", *args], check=True, capture_output=True, timeout=30)
 
 
-class Pair:
+class VethPair:
     """Namespaces `a` (10.N.0.1) and `b` (10.N.0.2) with a veth between them."""
 
     def __init__(self, tag: str) -> None:
@@ -131,13 +131,13 @@ class Pair:
             subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=30)
 
 
-class Star(Pair):
+class Star(VethPair):
     """Namespaces `a`, `b` and `c` on one bridge (in a fourth, the hub), so one
     publisher reaches subscribers in two other namespaces - each its own host.
     (OpenPGM binds its UDP port without SO_REUSEADDR: two subscribers of one
     group and port cannot share a namespace.)"""
 
-    def __init__(self, tag: str) -> None:  # not Pair.__init__: no veth pair here
+    def __init__(self, tag: str) -> None:  # not VethPair.__init__: no veth pair here
         self.a, self.b, self.c, self.hub = (f"pz{tag}{x}" for x in "abch")
         net = 100 + (os.getpid() + 37) % 100
         names = (self.a, self.b, self.c)
@@ -238,9 +238,9 @@ def netns_star() -> Iterator[Star]:
 
 
 @pytest.fixture(scope="module")
-def netns_pair() -> Iterator[Pair]:
+def netns_pair() -> Iterator[VethPair]:
     require()
-    pair = Pair(str(os.getpid() % 10000))
+    pair = VethPair(str(os.getpid() % 10000))
     try:
         yield pair
     finally:

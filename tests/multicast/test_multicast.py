@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from .netns import GROUP, Pair, Peer, Star
+from .netns import GROUP, Peer, Star, VethPair
 from .peer import digest, payload
 
 _ports = itertools.count(5600)
@@ -27,7 +27,7 @@ def _expected(index: int, topic: str, size: int) -> str:
 
 
 def _run(
-    pair: Pair,
+    pair: VethPair,
     scheme: str,
     pub_impl: str,
     sub_impl: str,
@@ -80,14 +80,16 @@ DIRECTIONS = [("purezmq", "libzmq"), ("libzmq", "purezmq")]
 
 @pytest.mark.parametrize("scheme", ["epgm", "pgm"])
 @pytest.mark.parametrize(("pub_impl", "sub_impl"), DIRECTIONS)
-def test_interop_100_bytes(netns_pair: Pair, scheme: str, pub_impl: str, sub_impl: str) -> None:
+def test_interop_100_bytes(netns_pair: VethPair, scheme: str, pub_impl: str, sub_impl: str) -> None:
     lines = _run(netns_pair, scheme, pub_impl, sub_impl, count=300, size=100)
     assert lines == [_expected(i, "A", 100) for i in range(300)]
 
 
 @pytest.mark.parametrize("scheme", ["epgm", "pgm"])
 @pytest.mark.parametrize(("pub_impl", "sub_impl"), DIRECTIONS)
-def test_interop_60_kilobytes(netns_pair: Pair, scheme: str, pub_impl: str, sub_impl: str) -> None:
+def test_interop_60_kilobytes(
+    netns_pair: VethPair, scheme: str, pub_impl: str, sub_impl: str
+) -> None:
     lines = _run(
         netns_pair, scheme, pub_impl, sub_impl, count=40, size=60000, interval=0.02, rate=50000
     )
@@ -95,21 +97,21 @@ def test_interop_60_kilobytes(netns_pair: Pair, scheme: str, pub_impl: str, sub_
 
 
 @pytest.mark.parametrize(("pub_impl", "sub_impl"), [*DIRECTIONS, ("purezmq", "purezmq")])
-def test_topic_filtering(netns_pair: Pair, pub_impl: str, sub_impl: str) -> None:
+def test_topic_filtering(netns_pair: VethPair, pub_impl: str, sub_impl: str) -> None:
     lines = _run(
         netns_pair, "epgm", pub_impl, sub_impl, count=100, size=50, topics="A,B", subscribe="B"
     )
     assert lines == [_expected(i, "B", 50) for i in range(1, 200, 2)]
 
 
-def test_purezmq_to_purezmq_pgm(netns_pair: Pair) -> None:
+def test_purezmq_to_purezmq_pgm(netns_pair: VethPair) -> None:
     lines = _run(netns_pair, "pgm", "purezmq", "purezmq", count=200, size=3000)
     assert lines == [_expected(i, "A", 3000) for i in range(200)]
 
 
 @pytest.mark.parametrize("scheme", ["epgm", "pgm"])
 @pytest.mark.parametrize(("pub_impl", "sub_impl"), [*DIRECTIONS, ("purezmq", "purezmq")])
-def test_loss_is_repaired(netns_pair: Pair, scheme: str, pub_impl: str, sub_impl: str) -> None:
+def test_loss_is_repaired(netns_pair: VethPair, scheme: str, pub_impl: str, sub_impl: str) -> None:
     """5% of the packets each namespace receives are dropped (data one way,
     NAKs the other): every message still arrives, in order."""
     try:
@@ -125,7 +127,7 @@ def test_loss_is_repaired(netns_pair: Pair, scheme: str, pub_impl: str, sub_impl
 
 
 @pytest.mark.parametrize(("pub_impl", "sub_impl"), DIRECTIONS)
-def test_subscriber_joins_mid_stream(netns_pair: Pair, pub_impl: str, sub_impl: str) -> None:
+def test_subscriber_joins_mid_stream(netns_pair: VethPair, pub_impl: str, sub_impl: str) -> None:
     """A subscriber that starts while the publisher is sending begins at a
     message boundary: whole messages, consecutive, from some index on."""
     port = next(_ports)
@@ -155,7 +157,7 @@ def test_subscriber_joins_mid_stream(netns_pair: Pair, pub_impl: str, sub_impl: 
 
 
 @pytest.mark.parametrize(("pub_impl", "sub_impl"), DIRECTIONS)
-def test_xpub_and_xsub(netns_pair: Pair, pub_impl: str, sub_impl: str) -> None:
+def test_xpub_and_xsub(netns_pair: VethPair, pub_impl: str, sub_impl: str) -> None:
     """XPUB sends everything (the transport subscribed it to all, silently,
     as libzmq does: the XPUB reads no subscription); XSUB receives everything
     (it filters nothing)."""
@@ -168,7 +170,7 @@ def test_xpub_and_xsub(netns_pair: Pair, pub_impl: str, sub_impl: str) -> None:
     assert lines == [_expected(i, "AB"[i % 2], 200) for i in range(100)]
 
 
-def test_asyncio_subscriber(netns_pair: Pair) -> None:
+def test_asyncio_subscriber(netns_pair: VethPair) -> None:
     """A purezmq.asyncio SUB: the endpoint runs on the event loop."""
     lines = _run(
         netns_pair, "epgm", "libzmq", "purezmq", count=300, size=1000, sub_args=("--asyncio",)
@@ -176,7 +178,7 @@ def test_asyncio_subscriber(netns_pair: Pair) -> None:
     assert lines == [_expected(i, "A", 1000) for i in range(300)]
 
 
-def test_pgm_without_cap_net_raw_is_eperm(netns_pair: Pair) -> None:
+def test_pgm_without_cap_net_raw_is_eperm(netns_pair: VethPair) -> None:
     """pgm:// needs a raw socket: without CAP_NET_RAW connect() raises EPERM
     (libzmq 4.3.4 aborts on an assertion there)."""
     code = (
@@ -196,7 +198,7 @@ def test_pgm_without_cap_net_raw_is_eperm(netns_pair: Pair) -> None:
     assert out.stdout.strip() == str(errno.EPERM), out.stderr
 
 
-def test_interface_by_name(netns_pair: Pair) -> None:
+def test_interface_by_name(netns_pair: VethPair) -> None:
     """`pgm://IFNAME;group:port`: purezmq finds the interface's address itself
     (OpenPGM needs the name resolvable through nsswitch; libzmq by address here)."""
     port = next(_ports)
@@ -220,7 +222,7 @@ def test_interface_by_name(netns_pair: Pair) -> None:
     assert lines == [_expected(i, "A", 100) for i in range(50)]
 
 
-def test_hops_and_maxtpdu_on_the_wire(netns_pair: Pair) -> None:
+def test_hops_and_maxtpdu_on_the_wire(netns_pair: VethPair) -> None:
     """MULTICAST_HOPS is the packets' TTL and MULTICAST_MAXTPDU caps their IP
     length, as seen by a raw socket in the receiving namespace (pgm://)."""
     pair = netns_pair
