@@ -160,9 +160,10 @@ class SocketCore(Receiver):
 
     # SessionOwner and InprocPeer (any thread).
     def read_activated_here(self, pipe: Pipe) -> None:
-        """read_activated from the owning thread itself (direct reads): queued
-        for process_commands, which runs next, without a wake-up."""
-        self._mailbox.append(ReadActivated(pipe))
+        """read_activated from the owning thread itself (direct reads, between
+        operations: a wait or a poll): run at once, without a command object,
+        a trip through the mailbox or a wake-up."""
+        self.on_read_activated(pipe)
 
     def attach_pipe_from_session(self, pipe: Pipe, session: Session) -> None:
         """A session made a pipe pair; `pipe` is our end."""
