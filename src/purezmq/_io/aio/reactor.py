@@ -49,7 +49,8 @@ class AsyncioReactor:
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
-        self._thread = threading.get_ident()
+        # Not `_thread`: mypyc names that attribute `__thread`, a C keyword.
+        self._ident = threading.get_ident()
         self._handlers: dict[int, IOHandler] = {}
         self._masks: dict[int, int] = {}
 
@@ -58,7 +59,7 @@ class AsyncioReactor:
 
     # ------------------------------------------------------------ any thread
     def in_thread(self) -> bool:
-        return threading.get_ident() == self._thread
+        return threading.get_ident() == self._ident
 
     @property
     def alive(self) -> bool:
