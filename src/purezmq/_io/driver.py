@@ -34,11 +34,12 @@ from purezmq._transport.pgm import MulticastConfig
 from purezmq._transport.udp import UdpConfig
 
 from .connecter import Connecter
+from .datagram import EngineHandle
 from .engine import StreamEngine
 from .listener import Listener
-from .pgm import MulticastHandle, open_multicast
+from .pgm import open_multicast
 from .reactor import Reactor
-from .udp import UdpHandle, open_udp_endpoint
+from .udp import open_udp_endpoint
 
 _EVENT_ACCEPT_FAILED = int(C.EVENT_ACCEPT_FAILED)
 _EVENT_CLOSED = int(C.EVENT_CLOSED)
@@ -234,13 +235,13 @@ class StreamDriver:
     # ------------------------------------------------------------ pgm/epgm
     def multicast(
         self, owner: InprocPeer, endpoint: Endpoint, config: MulticastConfig
-    ) -> MulticastHandle:
+    ) -> EngineHandle:
         """Open a pgm/epgm endpoint (see purezmq._io.pgm)."""
         return open_multicast(self, self.io, owner, endpoint, config)
 
     def udp(
         self, owner: InprocPeer, endpoint: Endpoint, config: UdpConfig
-    ) -> tuple[UdpHandle, Pipe]:
+    ) -> tuple[EngineHandle, Pipe]:
         """Open a udp endpoint (see purezmq._io.udp)."""
         return open_udp_endpoint(self, self.io, owner, endpoint, config)
 

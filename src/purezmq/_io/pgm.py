@@ -25,7 +25,7 @@ import logging
 import os
 import random
 import socket
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from purezmq._core.clock import monotonic
@@ -33,11 +33,11 @@ from purezmq._pgm import packets as P
 from purezmq._pgm.framing import ApduWriter, PeerReader
 from purezmq._pgm.receiver import Options, Receiver
 from purezmq._pgm.sender import Source, window_sqns
-from purezmq._routing.pipe import Pipe, pipepair
 from purezmq._transport.address import AddressError, Endpoint
 from purezmq._transport.pgm import MulticastConfig, PgmAddress, open_socket, parse_pgm
 
-from .reactor import READ, Reactor, Timer
+from .datagram import DatagramEngine, EngineHandle, attach
+from .reactor import Reactor, Timer
 
 if TYPE_CHECKING:
     from purezmq._core.protocols import Driver, InprocPeer
@@ -52,21 +52,16 @@ def _now() -> float:
     return monotonic()
 
 
-class MulticastEngine:
-    """One PGM transport session: an IOHandler for its OS socket and the
-    owner of the engine end of the socket's pipe."""
+class MulticastEngine(DatagramEngine):
+    """One PGM transport session (see `DatagramEngine`); a sender listens
+    too, for NAKs."""
 
     def __init__(
         self, io: Reactor, sock: socket.socket, addr: PgmAddress, config: MulticastConfig
     ) -> None:
-        self.io = io
-        self.sock = sock
-        self.fd = sock.fileno()
+        super().__init__(io, sock)
         self.addr = addr
         self.config = config
-        self.pipe: Pipe | None = None
-        self.closed = False
-        self.dropped = 0
         self._timer: Timer | None = None
         overhead = 28 if addr.udp else 20
         self._source: Source | None = None
@@ -103,50 +98,10 @@ class MulticastEngine:
         )
 
     # ------------------------------------------------------------ life
-    def start(self) -> None:
-        """Reactor thread: watch the socket, send the first SPM."""
-        if self.closed:
-            return
-        self.io.register(self.fd, self, READ)
-        self._pump()
-
-    def _call(self, fn: Callable[[], None]) -> None:
-        if self.closed:
-            return
-        if self.io.in_thread():
-            fn()
-        else:
-            self.io.call_soon(fn)
-
-    def close(self) -> None:
-        """Reactor thread: stop (what the source still holds is not sent)."""
-        if self.closed:
-            return
-        self.closed = True
+    def _stopping(self) -> None:
+        """What the source still holds is not sent."""
         if self._timer is not None:
             self._timer.cancel()
-        try:
-            self.io.unregister(self.fd)
-        except (KeyError, ValueError, OSError):
-            pass
-        self.sock.close()
-        pipe = self.pipe
-        if pipe is not None:
-            pipe.close()
-
-    # ------------------------------------------------------------ PipeOwner
-    def read_activated(self, pipe: Pipe) -> None:
-        self._call(self._pump)
-
-    def write_activated(self, pipe: Pipe) -> None:
-        """Receive side: nothing waits (what met the HWM was dropped)."""
-
-    def pipe_closed(self, pipe: Pipe) -> None:
-        """The socket ended the endpoint (disconnect, unbind, close)."""
-        self._call(self._finish)
-
-    def hiccuped(self, pipe: Pipe) -> None:  # pragma: no cover - never reconnects
-        """Multicast never reconnects."""
 
     def _finish(self) -> None:
         if self._source is not None:
@@ -176,13 +131,6 @@ class MulticastEngine:
             elif self._receiver is not None:
                 self._receiver.receive(packet, now)
         self._pump()
-
-    def on_writable(self) -> None:  # pragma: no cover - never registered for writing
-        """Datagrams are sent at once (UDP and raw sockets do not block)."""
-
-    def on_poll_error(self, exc: BaseException | None) -> None:
-        log.debug("%r: poll error %s", self, exc)
-        self.close()
 
     def _on_timer(self) -> None:
         self._timer = None
@@ -267,32 +215,9 @@ class MulticastEngine:
         self._arm(receiver.next_deadline())
 
 
-class MulticastHandle:
-    """What `Endpoints` keeps of a pgm/epgm endpoint (the ConnectHandle seam)."""
-
-    def __init__(self, driver: Driver, engine: MulticastEngine) -> None:
-        self._driver = driver
-        self.engine = engine
-
-    @property
-    def driver(self) -> Driver:
-        return self._driver
-
-    def close(self) -> None:
-        engine = self.engine
-        if engine.io.in_thread() or not engine.io.alive:
-            engine.close()
-        else:
-            engine.io.call_soon(engine.close)
-
-    def move_to(self, driver: Driver) -> None:
-        """Multicast endpoints stay on the reactor they started on: they
-        need no hand-over, as they hold no unsent data worth lingering for."""
-
-
 def open_multicast(
     driver: Driver, io: Reactor, owner: InprocPeer, endpoint: Endpoint, config: MulticastConfig
-) -> MulticastHandle:
+) -> EngineHandle:
     """Open the OS socket now (errors come back to connect()/bind()), give
     `owner` its end of a pipe pair and start the engine on `io`."""
     addr = parse_pgm(endpoint.protocol, endpoint.address)
@@ -302,13 +227,8 @@ def open_multicast(
     except ValueError as e:  # MULTICAST_MAXTPDU too small for PGM's headers
         sock.close()
         raise AddressError(errno.EINVAL, str(e)) from None
-    ours, theirs = pipepair(None, engine)
-    ours.set_hwms(config.sndhwm, config.rcvhwm)
-    ours.label = theirs.label = str(endpoint)
-    engine.pipe = theirs
     # No subscriptions travel upstream: a PUB/XPUB sends everything here
     # (receivers filter), subscribed silently as libzmq's subscribe_to_all.
-    ours.all_groups = config.sender
-    owner.attach_inproc_pipe(ours, locally_initiated=True)
-    io.call_soon(engine.start)
-    return MulticastHandle(driver, engine)
+    attach(engine, owner, str(endpoint), (config.sndhwm, config.rcvhwm),
+           all_groups=config.sender, locally_initiated=True)  # fmt: skip
+    return EngineHandle(driver, engine)

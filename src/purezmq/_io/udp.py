@@ -25,14 +25,14 @@ from __future__ import annotations
 
 import logging
 import socket
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from purezmq._routing.pipe import Msg, Pipe, pipepair
+from purezmq._routing.pipe import Msg, Pipe
 from purezmq._transport.address import Endpoint
 from purezmq._transport.udp import UdpConfig, UdpPlan, open_udp, parse_udp
 
-from .reactor import READ, Reactor
+from .datagram import DatagramEngine, EngineHandle, attach
+from .reactor import Reactor
 
 if TYPE_CHECKING:
     from purezmq._core.protocols import Driver, InprocPeer
@@ -43,74 +43,17 @@ log = logging.getLogger("purezmq")
 BATCH = 256
 
 
-class UdpEngine:
-    """One udp endpoint: an IOHandler for its OS socket and the owner of the
-    engine end of the socket's pipe."""
+class UdpEngine(DatagramEngine):
+    """One udp endpoint (see `DatagramEngine`)."""
 
     def __init__(self, io: Reactor, sock: socket.socket, plan: UdpPlan, label: str) -> None:
-        self.io = io
-        self.sock = sock
-        self.fd = sock.fileno()
+        super().__init__(io, sock)
         self.plan = plan
         self.label = label
-        self.pipe: Pipe | None = None
-        self.closed = False
-        #: Datagrams received while the pipe was full, or that were malformed.
-        self.dropped = 0
+        self.listens = plan.codec.receives
 
     def __repr__(self) -> str:
         return f"<UdpEngine {self.label}>"
-
-    # ------------------------------------------------------------ life
-    def start(self) -> None:
-        """Reactor thread: watch the socket (if it receives), send what waits."""
-        if self.closed:
-            return
-        if self.plan.codec.receives:
-            self.io.register(self.fd, self, READ)
-        self._pump()
-
-    def _call(self, fn: Callable[[], None]) -> None:
-        if self.closed:
-            return
-        if self.io.in_thread():
-            fn()
-        else:
-            self.io.call_soon(fn)
-
-    def close(self) -> None:
-        """Reactor thread: stop; the pipe is closed so the socket forgets it."""
-        if self.closed:
-            return
-        self.closed = True
-        if self.plan.codec.receives:
-            try:
-                self.io.unregister(self.fd)
-            except (KeyError, ValueError, OSError):
-                pass
-        self.sock.close()
-        pipe = self.pipe
-        if pipe is not None:
-            pipe.close()
-
-    # ------------------------------------------------------------ PipeOwner
-    def read_activated(self, pipe: Pipe) -> None:
-        self._call(self._pump)
-
-    def write_activated(self, pipe: Pipe) -> None:
-        """Nothing waits: what met the HWM was dropped."""
-
-    def pipe_closed(self, pipe: Pipe) -> None:
-        """The socket ended the endpoint (disconnect, unbind, close): what it
-        sent before goes out, then the socket is closed."""
-        self._call(self._finish)
-
-    def hiccuped(self, pipe: Pipe) -> None:  # pragma: no cover - never reconnects
-        """udp never reconnects."""
-
-    def _finish(self) -> None:
-        self._pump()
-        self.close()
 
     # ------------------------------------------------------------ IOHandler
     def on_readable(self) -> None:
@@ -127,13 +70,6 @@ class UdpEngine:
             msg = codec.decode(data, peer)
             if msg is None or pipe is None or not pipe.write(msg):
                 self.dropped += 1
-
-    def on_writable(self) -> None:  # pragma: no cover - never registered for writing
-        """Datagrams are sent at once (a full kernel buffer drops, as libzmq)."""
-
-    def on_poll_error(self, exc: BaseException | None) -> None:
-        log.debug("%r: poll error %s", self, exc)
-        self.close()
 
     # ------------------------------------------------------------ sending
     def _pump(self) -> None:
@@ -162,32 +98,9 @@ class UdpEngine:
             log.debug("%r: send to %s failed: %s", self, dest, e)
 
 
-class UdpHandle:
-    """What `Endpoints` keeps of a udp endpoint (the ConnectHandle seam)."""
-
-    def __init__(self, driver: Driver, engine: UdpEngine) -> None:
-        self._driver = driver
-        self.engine = engine
-
-    @property
-    def driver(self) -> Driver:
-        return self._driver
-
-    def close(self) -> None:
-        engine = self.engine
-        if engine.io.in_thread() or not engine.io.alive:
-            engine.close()
-        else:
-            engine.io.call_soon(engine.close)
-
-    def move_to(self, driver: Driver) -> None:
-        """udp endpoints stay on the reactor they started on (nothing to
-        hand over: datagrams are sent as soon as they are written)."""
-
-
 def open_udp_endpoint(
     driver: Driver, io: Reactor, owner: InprocPeer, endpoint: Endpoint, config: UdpConfig
-) -> tuple[UdpHandle, Pipe]:
+) -> tuple[EngineHandle, Pipe]:
     """Resolve and open the OS socket now (errors come back to bind() or
     connect()), give `owner` its end of a pipe pair and start the engine."""
     plan = config.plan(parse_udp(endpoint.address, config.bind))
@@ -199,11 +112,7 @@ def open_udp_endpoint(
         loop=config.loop,
     )
     engine = UdpEngine(io, sock, plan, str(endpoint))
-    ours, theirs = pipepair(None, engine)
-    ours.set_hwms(config.sndhwm, config.rcvhwm)
-    ours.label = theirs.label = str(endpoint)
-    ours.all_groups = True  # RADIO sends every group: no JOIN comes back over udp
-    engine.pipe = theirs
-    owner.attach_inproc_pipe(ours, locally_initiated=not config.bind)
-    io.call_soon(engine.start)
-    return UdpHandle(driver, engine), ours
+    # RADIO sends every group: no JOIN comes back over udp.
+    ours = attach(engine, owner, str(endpoint), (config.sndhwm, config.rcvhwm),
+                  all_groups=True, locally_initiated=not config.bind)  # fmt: skip
+    return EngineHandle(driver, engine), ours
