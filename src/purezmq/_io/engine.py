@@ -69,6 +69,26 @@ def _nbytes(chunk: Buffer) -> int:
     return chunk.nbytes if isinstance(chunk, memoryview) else len(chunk)
 
 
+def _nothing_queued(session: Session) -> bool:
+    """Has the session nothing more to encode or send, after a collect?
+
+    Only if the collect read its pipe dry, which lowered the session's
+    reader flag (a batch that stopped at its byte budget did not, even when
+    nothing is left): a message the socket queues from now on then calls
+    `kick_output`, which flushes (or has the reactor flush, while we hold
+    the write lock). Output a parse queues (a PONG) is followed by
+    `kick_output` too."""
+    pipe = session.pipe
+    conn = session.conn
+    return (
+        pipe is not None
+        and pipe.peer.reader_asleep
+        and pipe.inbound_size == 0
+        and conn is not None
+        and not conn.has_output
+    )
+
+
 def _waiting_bytes(fd: int) -> int:
     """Bytes the kernel holds for reading on `fd` (FIONREAD), -1 if it cannot say.
 
@@ -414,11 +434,15 @@ class StreamEngine:
         out = self._out
         sock = self.sock
         session = self.session
+        collected = False
         while True:
             if not out:
+                if collected and _nothing_queued(session):
+                    return True  # no second collect_output (its lock, a pipe read) for nothing
                 chunks = session.collect_output()
                 if not chunks:
                     return True
+                collected = True
                 out.extend(chunks)
             try:
                 if len(out) == 1:
