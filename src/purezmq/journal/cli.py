@@ -22,7 +22,7 @@ import json
 import re
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from typing import Any
 
@@ -246,25 +246,26 @@ def _cmd_capture(a: argparse.Namespace) -> int:
         stopped = threading.Event()
         threading.Thread(target=ready, daemon=True).start()
     with Progress(a.progress, "captured", a.max_messages) as bar:
-        counting = _count_captured(cap, bar)
+        stop_counting = _count_captured(cap, bar)
         try:
             stats = cap.run(max_messages=a.max_messages)
         finally:
-            counting.set()
+            stop_counting()
     if a.events:
         stopped.set()
     _emit({"event": "stopped", "stats": {k: asdict(v) for k, v in stats.items()}})
     return 0
 
 
-def _count_captured(cap: Any, bar: Progress) -> Any:
-    """Advance `bar` with what `cap` received, from a thread, until the
-    returned Event is set (nothing runs when progress is off)."""
+def _count_captured(cap: Any, bar: Progress) -> Callable[[], None]:
+    """Advance `bar` with what `cap` received, from a thread; returns the
+    function that stops it after a last count (nothing runs when progress
+    is off)."""
     import threading
 
     done = threading.Event()
     if bar.kind == "off":
-        return done
+        return done.set
 
     def count() -> None:
         while True:
@@ -276,7 +277,12 @@ def _count_captured(cap: Any, bar: Progress) -> Any:
 
     thread = threading.Thread(target=count, daemon=True)
     thread.start()
-    return done
+
+    def stop() -> None:
+        done.set()
+        thread.join()  # the last count is in before the bar closes
+
+    return stop
 
 
 def _headers(a: argparse.Namespace) -> bool | list[str]:
