@@ -23,7 +23,7 @@ The metric names and labels are listed in docs/statistics.md. Every series
 is per socket (label ``socket``: the name given to ``observe``, and
 ``type``): totals include connections that have ended, so the counters never
 go backwards, as Prometheus requires. Per connection there are only gauges
-(queue depths and whether it is up), and only with ``per_connection=True``:
+(queue depths), and only with ``per_connection=True``:
 a connection's counters would vanish when it ends, and a busy ROUTER would
 make a series per peer.
 """
@@ -71,7 +71,7 @@ class StatsCollector:
     ``registry``: where to register (prometheus_client's default REGISTRY;
     ``None`` registers nowhere, for use with ``registry.register`` later).
     ``namespace``: the metric name prefix. ``per_connection``: also export
-    per-connection queue depths and states (see the module docstring for why
+    each connection's queue depths (see the module docstring for why
     counters are per socket only).
     """
 
@@ -99,15 +99,13 @@ class StatsCollector:
         in use is a mistake (its counters would seem to jump) and raises
         ValueError, unless the first was forgotten.
         """
-        with self._lock:
-            owner = self._owners.setdefault(name, id(socket))
-        if owner != id(socket):
-            raise ValueError(
-                f"another socket is already reported as {name!r}: give each socket its own "
-                "name, or forget() the first"
-            )
         snapshot: dict[str, Any] = socket.get_stats()
         with self._lock:
+            if self._owners.setdefault(name, id(socket)) != id(socket):
+                raise ValueError(
+                    f"another socket is already reported as {name!r}: give each socket its "
+                    "own name, or forget() the first"
+                )
             self._snapshots[name] = snapshot
         return snapshot
 
