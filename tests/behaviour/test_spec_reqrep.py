@@ -8,6 +8,7 @@ import time
 import pytest
 
 import purezmq as zmq
+from tests.conftest import wait_until
 
 from .conftest import bind_any, wait_for_peers
 
@@ -67,6 +68,12 @@ def test_req_only_listens_to_current_peer(make, endpoint_for, transport):
         for j, r in enumerate(routers):
             if j != i:
                 r.send_multipart([b"A", b"", b"WRONG"])
+        # The WRONG replies travel on other connections than GOOD, so nothing
+        # orders them: one still on the wire when GOOD is taken would be the
+        # first message of its connection when that peer is asked next - a
+        # reply to the new request for REQ, and for libzmq's REQ too (what
+        # REQ_CORRELATE is for). So GOOD goes once they are all queued.
+        wait_until(lambda: req.get_stats()["queued_in"] == SERVICES - 1)
         routers[i].send_multipart([b"A", b"", b"GOOD"])
         assert req.recv() == b"GOOD"
 
