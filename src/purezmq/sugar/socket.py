@@ -216,6 +216,13 @@ class Socket(SocketBase, AttributeSetter):
         if not self._shadow and not core.closed:
             if warnings is not None:
                 warnings.warn(f"Unclosed socket {self}", ResourceWarning, stacklevel=2, source=self)
+            if threading.current_thread().name.startswith("purezmq-io"):
+                # Collected by the cyclic GC on an I/O thread, which may be
+                # holding this very socket's locks (posting it a command):
+                # closing here would wait on itself, and Context.term behind
+                # it. Another thread closes it once the I/O thread moves on.
+                threading.Thread(target=self.close, name="purezmq-close", daemon=True).start()
+                return
             self.close()
 
     @classmethod
