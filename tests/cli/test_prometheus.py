@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import socket
-import time
 import urllib.request
 from collections.abc import Callable, Iterator
 
@@ -138,16 +137,17 @@ def test_cli_serves_the_metrics(start: Callable[..., Command]) -> None:
     sender = start("send", "-c", stats.endpoint(), stdin=b"m\n" * 7, close_stdin=False)
     key = ("purezmq_socket_messages_total",
            frozenset({"socket": "sink", "type": "PULL", "direction": "in"}.items()))  # fmt: skip
-    deadline = time.monotonic() + 30
     seen: Samples = {}
-    while time.monotonic() < deadline:
+
+    def counted() -> bool:
+        nonlocal seen
         try:
             seen = _scrape(port)
-        except OSError:
-            seen = {}
-        if seen.get(key) == 7:
-            break
-        time.sleep(0.1)
+        except OSError:  # the server is not up yet
+            return False
+        return seen.get(key) == 7
+
+    wait_until(counted, timeout=30, interval=0.1)
     sender.kill()
     stats.kill()
     assert seen.get(key) == 7, sorted(seen)

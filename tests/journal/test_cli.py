@@ -6,7 +6,6 @@ import json
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ import pytest
 import purezmq as zmq
 from purezmq.journal import Journal
 from purezmq.journal.cli import main, parse_age, parse_size
+from tests.conftest import wait_until
 
 from .conftest import fill
 
@@ -141,9 +141,8 @@ def test_progress_of_partitioned_capture_sums_the_workers(tmp_path: Path) -> Non
     path = str(tmp_path / "j")
     proc = _capture(path, "--partitions", "2")
     _send_to_ready(proc, 60)
-    deadline = time.monotonic() + 60
-    while Journal.open(path).count("feed") < 60 and time.monotonic() < deadline:
-        time.sleep(0.1)  # sealed within --seal-ms (the default: 1 s)
+    # Sealed within --seal-ms (the default: 1 s).
+    wait_until(lambda: Journal.open(path).count("feed") == 60, timeout=60, interval=0.1)
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err

@@ -61,6 +61,17 @@ def test_pure_layers_import_only_stdlib_and_themselves(layer: str) -> None:
                 assert name.startswith(f"purezmq.{layer}"), f"{path}: imports {name}"
 
 
+def test_pgm_is_sans_io_over_zmtp() -> None:
+    """The PGM state machines (RFC 3208) are sans-I/O like _zmtp, whose
+    ZMTP/1.0 codec frames their APDUs: bytes and time in, bytes and timers out."""
+    for path in _modules("_pgm"):
+        for name in _imports(path):
+            top = name.split(".")[0]
+            assert top not in FORBIDDEN_IN_PURE, f"{path}: imports {name}"
+            if top == "purezmq":
+                assert name.startswith(("purezmq._pgm", "purezmq._zmtp")), f"{path}: {name}"
+
+
 def test_core_never_imports_a_driver() -> None:
     for path in _modules("_core"):
         for name in _imports(path):

@@ -38,11 +38,6 @@ from .common import (
 from .table import render_table
 
 
-def available() -> bool:
-    """Does this purezmq keep socket statistics?"""
-    return "get_stats" in dir(zmq.Socket)
-
-
 def _common(p: argparse.ArgumentParser) -> None:
     add_socket_arguments(p, None)
     g = p.add_argument_group("watching")
@@ -188,8 +183,6 @@ class _Watch:
 
 def _watch(a: argparse.Namespace, show: Any, last: Any) -> int:
     check_endpoints(a, a.parser)
-    if not available():
-        fail("this purezmq keeps no socket statistics (Socket.get_stats is missing): upgrade it")
     with running() as (ctx, stop):
         sock = open_socket(ctx, a)
         if a.type == "SUB" and not any(o.upper().startswith("SUBSCRIBE") for o in a.option):
