@@ -7,10 +7,11 @@
 
 Runs every scenario (PUSH/PULL throughput and REQ/REP latency over tcp, ipc
 and inproc at 1 B..1 MiB, sync and asyncio; PUB/SUB fan-out to 1/10/100
-subscribers; memory of 1,000 idle connections and of a PUB whose subscriber
-stopped reading) on each implementation - pure, compiled, pyzmq - each as
-separate processes, with N interleaved repetitions (the repetition loop is
-outermost), background-load gating and re-runs of disturbed attempts.
+subscribers; connection set-up over tcp and ipc; memory of 1,000 idle
+connections and of a PUB whose subscriber stopped reading) on each
+implementation - pure, compiled, pyzmq - each as separate processes, with N
+interleaved repetitions (the repetition loop is outermost), background-load
+gating and re-runs of disturbed attempts.
 
 Each purezmq build runs with its own venv's Python (scripts/bench.sh makes
 ./.venv-bench, compiled, and ./.venv-bench-pure; ``--python-<build>``
@@ -47,7 +48,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="--only tokens (comma-separated; alternatives within a kind, all kinds must "
         "match): transports tcp ipc inproc; sizes 1 64 1k 64k 1m (or bytes); groups thr lat "
-        "fanout mem idle stall; modes sync async; subscribers subs=1 subs=10 subs=100. "
+        "fanout conn (connection set-up, tcp and ipc) mem idle stall; modes sync async; "
+        "subscribers subs=1 subs=10 subs=100. "
         "Examples: --only tcp,64   --only lat,async   --only fanout,subs=100   --only mem",
     )
     p.add_argument("--quick", action="store_true", help="1 repetition, counts / 10: a smoke run")
@@ -166,6 +168,8 @@ def _headline(rec: dict[str, Any]) -> str:
     if "msg_per_s" in r:
         extra = f" dropped={r['dropped']}" if "dropped" in r else ""
         return f"{r['msg_per_s']:>12,.0f} msg/s{extra}"
+    if "setup_us" in r:
+        return f"{r['setup_us']:>10.1f} us/set-up, burst {r['burst_per_s']:,.0f} connects/s"
     if "latency_us" in r:
         return f"{r['latency_us']:>10.1f} us (p50 {r['p50_us']:.1f}, p99 {r['p99_us']:.1f})"
     if "router" in r:

@@ -21,6 +21,16 @@ SUBS_PER_PROC = 25
 IDLE_CONNECTIONS = 1000
 STALL_SIZE = 4096
 STALL_COUNT = 200_000
+#: Connection set-up: sequential set-ups (socket, connect, 1 B round trip,
+#: close) timed one by one, untimed ones before them, and the connections
+#: then opened all at once for the connects-per-second figure - no more than
+#: the listen backlog (ZMQ_BACKLOG, 100 by default on both sides): beyond it
+#: the kernel drops SYNs and a connect waits a second for its retry.
+CONN_TRANSPORTS = ("tcp", "ipc")
+CONN_COUNT = 1000
+CONN_WARMUP = 50
+CONN_BURST = 100
+CONN_SIZE = 1
 
 _THR = {
     ("sync", "net"): {1: 1_000_000, 64: 1_000_000, 1024: 500_000, 65536: 30_000, 1048576: 3_000},
@@ -47,7 +57,7 @@ _FANOUT = {1: 500_000, 10: 100_000, 100: 10_000}
 class Scenario:
     """One cell of the matrix, run once per implementation per repetition."""
 
-    group: str  # thr | lat | fanout | mem_idle | mem_stall
+    group: str  # thr | lat | fanout | conn | mem_idle | mem_stall
     mode: str = "sync"  # sync | async
     transport: str = "tcp"
     size: int = 0
@@ -63,6 +73,8 @@ class Scenario:
             return f"mem_idle/{self.transport}/{self.extra['connections']}"
         if self.group == "mem_stall":
             return f"mem_stall/{self.transport}/{self.size}"
+        if self.group == "conn":
+            return f"conn/{self.transport}"
         return f"{self.group}/{self.mode}/{self.transport}/{self.size}"
 
     @property
@@ -122,6 +134,10 @@ def build(quick: bool = False) -> list[Scenario]:
     for subs in FANOUT_SUBS:
         count = max(200, _FANOUT[subs] // scale)
         out.append(Scenario("fanout", "sync", "tcp", FANOUT_SIZE, count, subs))
+    for transport in CONN_TRANSPORTS:
+        burst = max(20, CONN_BURST // scale)
+        extra = {"warmup": CONN_WARMUP, "burst": burst}
+        out.append(Scenario("conn", "sync", transport, CONN_SIZE, CONN_COUNT // scale, extra=extra))
     out.append(Scenario("mem_idle", extra={"connections": IDLE_CONNECTIONS}))
     out.append(Scenario("mem_stall", size=STALL_SIZE, count=STALL_COUNT // (2 if quick else 1)))
     return out
@@ -135,6 +151,9 @@ _GROUP_ALIASES = {
     "fanout": "fanout",
     "fan-out": "fanout",
     "pubsub": "fanout",
+    "conn": "conn",
+    "connect": "conn",
+    "setup": "conn",
     "mem": "mem",
     "memory": "mem",
     "idle": "mem_idle",
@@ -146,7 +165,7 @@ def select(scenarios: Iterable[Scenario], only: str | None) -> list[Scenario]:
     """Keep the scenarios matching ``--only``: comma-separated tokens; tokens
     of one kind (transport, size, group, mode, subscribers) are alternatives,
     kinds must all match. ``tcp,64`` = tcp at 64 B; ``tcp,ipc,lat`` = latency
-    over tcp or ipc; ``fanout,subs=100``; ``mem``; ``async,1k``."""
+    over tcp or ipc; ``fanout,subs=100``; ``conn,ipc``; ``mem``; ``async,1k``."""
     scenarios = list(scenarios)
     if not only:
         return scenarios

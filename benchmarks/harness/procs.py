@@ -249,6 +249,18 @@ def _dispatch(scn: Scenario, impl: str, g: Group) -> dict[str, Any]:
         return (local if scn.group == "thr" else remote).result()
     if scn.group == "fanout":
         return _fanout(scn, g, common, ready)
+    if scn.group == "conn":
+        server = g.spawn(
+            "server",
+            ["conn_server", _endpoint(scn, g.workdir), *common, "--ready-file", str(ready)],
+        )
+        ep = g.wait_ready(ready, server)[0]
+        burst = ["--burst", str(scn.extra.get("burst", 0)), "--warmup", str(scn.warmup)]
+        client = g.spawn(
+            "client", ["conn_client", ep, str(scn.size), str(scn.count), *common, *burst]
+        )
+        g.wait_all()
+        return client.result()
     if scn.group == "mem_idle":
         n = str(scn.extra["connections"])
         router = g.spawn(

@@ -413,6 +413,61 @@ def fanout_section(cells: list[Cell], threshold: float, view: View) -> list[str]
     ]
 
 
+def conn_section(cells: list[Cell], threshold: float, view: View) -> list[str]:
+    mine = [c for c in cells if c.scn["group"] == "conn"]
+    if not mine:
+        return []
+    rows = []
+    for c in mine:
+        s = c.scn
+        pct, burst = [], []
+        for impl in view.impls:
+            side = c.side(impl)
+            p50, p99 = side.med(lambda r: r["p50_us"]), side.med(lambda r: r["p99_us"])
+            pct.append(f"{usec(p50)} / {usec(p99)}")
+            burst.append(rate(side.med(lambda r: r["burst_per_s"])))
+        rows.append(
+            [
+                s["transport"],
+                f"{s['count']:,}",
+                *_values(c, view, usec),
+                c.target.label if c.target else "",
+                met(c),
+                *pct,
+                " / ".join(burst),
+                bg(c, threshold),
+            ]
+        )
+    size, burst_n = mine[0].scn["size"], mine[0].scn.get("burst", 0)
+    return [
+        "## Connection set-up",
+        "",
+        "A ROUTER in one process echoes; the other process times N set-ups one after "
+        f"another, each a fresh DEALER socket, `connect`, one round trip of {size} B and "
+        "`close(linger=0)` (the context is made once, untimed; untimed set-ups go first). "
+        "Set-up time in µs = the mean; it covers the TCP or IPC connect, the ZMTP greeting, "
+        "the NULL handshake and the first message each way. Then the client opens "
+        f"{burst_n:,} DEALERs at once, each sending one message: connects/s = {burst_n:,} / "
+        "(time until the last answer).",
+        "",
+        *_table(
+            [
+                "transport",
+                "set-ups",
+                *view.heads("{} µs"),
+                *view.ratio_heads(),
+                "target",
+                "met?",
+                *view.heads("{} p50 / p99"),
+                f"burst connects/s {view.joined()}",
+                "bg",
+            ],
+            rows,
+        ),
+        *_failures(mine),
+    ]
+
+
 def _plateau(result: dict[str, Any]) -> bool:
     flood = [p for p in result.get("series", []) if p[0] <= result["sent"]][:101]
     flood = [p for p in flood if p[0] > 0]
@@ -702,6 +757,7 @@ METHOD = """## Method
   `zmq.asyncio` on the standard asyncio loop, every `send`/`recv` awaited.
 - **Fan-out** (`fanout_pub`/`fanout_sub`): see its section. Probes before the
   timed part make sure every SUB is subscribed (no slow-joiner losses).
+- **Connection set-up** (`conn_server`/`conn_client`): see its section.
 - **Memory** (`idle_router`/`idle_dealers`, `stall_pub`/`stall_sub`): see
   its section; RSS is VmRSS from /proc/self/status.
 - **Repetitions and medians**: N repetitions (default 3), interleaved - the
@@ -863,6 +919,7 @@ def render(
     out += [*fanout_section(cells, threshold, view), ""]
     if "fanout" in charts:
         out += [f"![fan-out](img/{charts['fanout']})", ""]
+    out += [*conn_section(cells, threshold, view), ""]
     out += memory_section(cells, view)
     if "stall" in charts:
         out += [f"![PUB RSS with a stalled subscriber](img/{charts['stall']})", ""]

@@ -44,7 +44,8 @@ T_INPROC = Target("sync inproc throughput", ">=", 1.0)
 T_LAT_TCP = Target("sync REQ/REP one-way latency over tcp", "<=", 1.0)
 T_FANOUT = Target("PUB/SUB fan-out to 100 subscribers", ">=", 1.0)
 T_ASYNC_LAT = Target("async REQ/REP latency vs zmq.asyncio", "<=", 0.8)
-TARGETS = (T_THR, T_THR_1M, T_INPROC, T_LAT_TCP, T_FANOUT, T_ASYNC_LAT)
+T_CONN = Target("connection set-up time, tcp and ipc", "<=", 1.5)
+TARGETS = (T_THR, T_THR_1M, T_INPROC, T_LAT_TCP, T_FANOUT, T_ASYNC_LAT, T_CONN)
 
 
 def target_for(scn: dict[str, Any]) -> Target | None:
@@ -59,6 +60,8 @@ def target_for(scn: dict[str, Any]) -> Target | None:
         return T_ASYNC_LAT
     if g == "fanout" and scn["subs"] == 100:
         return T_FANOUT
+    if g == "conn":
+        return T_CONN
     return None
 
 
@@ -68,6 +71,8 @@ def metric(group: str, result: dict[str, Any]) -> float:
         return float(result["msg_per_s"])
     if group == "lat":
         return float(result["latency_us"])
+    if group == "conn":
+        return float(result["setup_us"])
     if group == "mem_idle":
         return float(result["router"]["growth_kib"])
     if group == "mem_stall":

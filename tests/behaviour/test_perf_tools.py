@@ -199,3 +199,36 @@ def test_idle_connections_pair_takes_no_size(tmp_path: Path) -> None:
     )
     assert data["connections"] == 5
     assert data["rss_idle_kib"] > 0 and data["idle_cpu_pct"] >= 0
+
+
+@pytest.mark.parametrize("impl", ["purezmq", "zmq"])
+def test_connection_setup_pair(tmp_path: Path, impl: str) -> None:
+    """conn_client's every set-up (warm-up, timed, burst) is one round trip
+    the server answered on a connection of its own; the server stops at bye."""
+    ready = tmp_path / "ready"
+    common = ["--impl", impl, "--json", "--timeout", "60"]
+    server = subprocess.Popen(
+        [*PERF, "conn_server", f"ipc://{tmp_path}/conn.ipc", *common, "--ready-file", str(ready)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        endpoint = _wait_file(ready, server)
+        client = subprocess.run(
+            [*PERF, "conn_client", endpoint, "8", "30", *common, "--warmup", "5", "--burst", "20"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert client.returncode == 0, client.stderr
+        out, _ = server.communicate(timeout=60)
+    finally:
+        if server.poll() is None:
+            server.kill()
+    assert server.returncode == 0
+    served = json.loads(out.strip().splitlines()[-1])
+    data = json.loads(client.stdout.strip().splitlines()[-1])
+    assert served["served"] == 5 + 30 + 20
+    assert data["tool"] == "conn_client" and data["count"] == 30 and data["burst"] == 20
+    assert 0 < data["min_us"] <= data["p50_us"] <= data["p99_us"]
+    assert data["setup_us"] >= data["min_us"] and data["burst_per_s"] > 0

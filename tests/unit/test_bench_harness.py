@@ -350,3 +350,40 @@ def test_peer_processes_run_the_other_implementation(tmp_path: Path) -> None:
     assert local[0] == "/bin/echo" and local[local.index("--impl") + 1] == "zmq"
     assert remote[0] == "/bin/true" and remote[remote.index("--impl") + 1] == "purezmq"
     assert args[args.index("--impl") + 1] == "purezmq"  # the caller's list is not changed
+
+
+# ------------------------------------------------------------ connection set-up
+def test_connection_setup_cells_are_in_the_matrix() -> None:
+    from harness import matrix
+
+    conn = matrix.select(matrix.build(), "conn")
+    assert [s.key for s in conn] == ["conn/tcp", "conn/ipc"]
+    assert all(s.extra["burst"] > 0 and s.warmup == matrix.CONN_WARMUP for s in conn)
+    assert [s.key for s in matrix.select(matrix.build(quick=True), "setup,ipc")] == ["conn/ipc"]
+    assert "conn/tcp" not in [s.key for s in matrix.select(matrix.build(), "thr,tcp")]
+
+
+def test_connection_setup_is_judged_by_time(tmp_path: Path) -> None:
+    """Set-up time: lower is better, the target is 1.5x libzmq's time."""
+    scn = {"key": "conn/tcp", "group": "conn", "mode": "sync", "transport": "tcp", "size": 1,
+           "count": 1000, "subs": 0, "warmup": 50, "burst": 500}  # fmt: skip
+    setup_us = {builds.PURE: 900.0, builds.COMPILED: 400.0, builds.PYZMQ: 300.0}
+    doc = _doc(THREE)
+    doc["scenarios"].append(scn)
+    for rep in range(3):
+        for impl in THREE:
+            result = {"setup_us": setup_us[impl], "p50_us": 1.0, "p99_us": 2.0,
+                      "burst_per_s": 1000.0}  # fmt: skip
+            doc["attempts"].append(_attempt("conn/tcp", impl, rep, result))
+    cell = {c.key: c for c in summary.cells([doc])}["conn/tcp"]
+    assert cell.target is summary.T_CONN
+    assert cell.ratio == pytest.approx(400 / 300) and cell.met is True
+    assert cell.target.met(cell.ratio_of(builds.PURE)) is False
+    page = _render([doc], tmp_path)
+    assert "## Connection set-up" in page
+    row = _row(page, "| tcp | 1,000 |")
+    assert [c.split("<br>")[0] for c in row[2:9]] == [
+        "900.0", "400.0", "300.0", "1.33x", "3.00x", "≤ 1.5x", "met"
+    ]  # fmt: skip
+    target = _row(page, "| connection set-up time, tcp and ipc |")
+    assert target[1:4] == ["≤ 1.5x", "1", "**all met**"]

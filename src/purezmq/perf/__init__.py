@@ -21,7 +21,10 @@ Beyond libzmq's set, for benchmarks/run.py:
   processes, delivered rate and drops (``perf.fanout``);
 - ``idle_router`` / ``idle_dealers``: RSS and idle CPU of 1,000 idle
   connections; ``stall_pub`` / ``stall_sub``: RSS of a PUB whose subscriber
-  stopped reading (``perf.memory``).
+  stopped reading (``perf.memory``);
+- ``conn_server`` / ``conn_client``: connection set-up time (fresh socket,
+  connect, handshake, first round trip, close) and connects per second
+  (``perf.connect``).
 """
 
 from __future__ import annotations

@@ -196,11 +196,13 @@ _SHAPES: dict[str, tuple[tuple[str, ...], bool]] = {
     "idle_dealers": (("endpoint", "connections"), False),
     "stall_pub": (("endpoint", "size", "count"), False),
     "stall_sub": (("endpoint",), False),
+    "conn_server": (("endpoint",), False),
+    "conn_client": (("endpoint", "size", "count"), False),
 }
 
 
 def _tool(name: str, use_async: bool) -> Tool:
-    from . import aio, fanout, memory
+    from . import aio, connect, fanout, memory
 
     sync: dict[str, Tool] = {
         "local_thr": local_thr,
@@ -215,6 +217,8 @@ def _tool(name: str, use_async: bool) -> Tool:
         "idle_dealers": memory.idle_dealers,
         "stall_pub": memory.stall_pub,
         "stall_sub": memory.stall_sub,
+        "conn_server": connect.conn_server,
+        "conn_client": connect.conn_client,
     }
     if use_async:
         return aio.TOOLS[name]
@@ -231,7 +235,8 @@ def build_parser() -> argparse.ArgumentParser:
         "inproc_thr, inproc_lat) on purezmq or, with --impl zmq, on pyzmq; --async runs "
         "them on <impl>.asyncio. Also: fanout_pub/fanout_sub (PUB/SUB fan-out), "
         "idle_router/idle_dealers (memory of idle connections), stall_pub/stall_sub "
-        "(memory of a PUB whose subscriber stopped reading).",
+        "(memory of a PUB whose subscriber stopped reading), conn_server/conn_client "
+        "(connection set-up time and connects per second).",
     )
     p.add_argument("tool", choices=TOOLS)
     p.add_argument("args", nargs="+", help="[endpoint] message-size message/roundtrip-count")
@@ -264,6 +269,12 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--timeout", type=float, default=120.0, help="give up after this [s]")
     g.add_argument("--idle", type=float, default=2.0, help="idle seconds before measuring")
     g.add_argument("--rss-limit-mb", type=int, default=2048, help="stall_pub: stop above")
+    g.add_argument(
+        "--burst",
+        type=int,
+        default=0,
+        help="conn_client: then open this many connections at once (connects per second)",
+    )
     return p
 
 
