@@ -30,6 +30,12 @@ that read took about 50 KiB of body, copied twice per message; a small
 read takes the headers, and the body goes straight into its storage.
 libzmq's decoder does the same with its 8 KiB batch buffer. One read that
 finds a small message instead costs one extra ``recv`` after a big frame.
+
+A big frame starts as soon as the read that brought its header is taken in
+(`buffer_updated`, when that read filled its view), not at the next
+`get_buffer`: `receiving_big` is true right after that read, so a driver can see that the body is already waiting
+in the kernel (FIONREAD) and read it in the same wake-up, instead of going
+back to poll for a readiness it already has (the engine's `_read_more`).
 """
 
 from __future__ import annotations
@@ -182,9 +188,24 @@ class FrameDecoder:
                 self._big = None
             return
         self._end += nbytes
-        if self._header_read:
-            self._header_read = False  # a short read on purpose: no growth
-        elif nbytes >= self._handed and self._cap < self._target:
+        header_read = self._header_read
+        self._header_read = False
+        full = nbytes >= self._handed
+        if (
+            (header_read or full)
+            and self.framing
+            and self._end - self._scan >= 2
+            and self._scan_for_big() is not None
+        ):
+            # A big frame's header came with this read: its storage takes
+            # the rest from the next read on, and `receiving_big` says so at
+            # once, so a driver that sees the body waiting reads it now
+            # instead of waiting for readiness again (see the docstring).
+            # Only after a read that filled its view (a header read after a
+            # big frame, or a full ring read): a small message's read is
+            # parsed before the next get_buffer, whose scan then skips it.
+            return
+        if not header_read and full and self._cap < self._target:
             # The read filled everything we offered: let the ring grow.
             self._make_room(min(self._target, self._cap * 4) - (self._end - self._pos))
 

@@ -9,7 +9,7 @@ import pytest
 
 from purezmq._zmtp import BIG_FRAME, ProtocolError
 from purezmq._zmtp.bigframe import INITIAL_RESERVE, BigFrame
-from purezmq._zmtp.decoder import ALLOC_MAX, FrameDecoder
+from purezmq._zmtp.decoder import ALLOC_MAX, HEADER_READ, FrameDecoder
 from purezmq._zmtp.frames import (
     SHORT_LAST,
     SHORT_MORE,
@@ -325,6 +325,32 @@ def test_big_frame_is_received_into_its_own_storage() -> None:
         dec.buffer_updated(n)
         pos += n
     assert decode_all(dec) == [[b"before"], [body], [b"after"]]
+
+
+def test_big_frame_starts_with_the_read_that_brought_its_header() -> None:
+    """After a big frame the next read is a header read; when it brings
+    the next big frame's header, `receiving_big` and `big_remaining` are
+    right as soon as it is taken in, before any get_buffer: the driver asks
+    them to decide whether the body is already waiting in the kernel and
+    can be read in the same wake-up."""
+    dec = framing_decoder()
+    first, second = b"p" * 70_000, b"q" * 80_000
+    put(dec, data_frame(first))
+    assert not dec.receiving_big
+    wire = data_frame(second)
+    view = dec.get_buffer()
+    assert len(view) == HEADER_READ
+    view[:] = wire[:HEADER_READ]
+    dec.buffer_updated(HEADER_READ)
+    assert dec.receiving_big
+    assert dec.big_remaining == len(wire) - HEADER_READ
+    rest = wire[HEADER_READ:]
+    view = dec.get_buffer(len(rest))  # FIONREAD: all of it is waiting
+    assert len(view) == len(rest)  # one read takes the rest
+    view[:] = rest
+    dec.buffer_updated(len(rest))
+    assert not dec.receiving_big
+    assert decode_all(dec) == [[first], [second]]
 
 
 def test_big_frame_arriving_whole_comes_from_the_ring() -> None:
