@@ -33,9 +33,10 @@ finds a small message instead costs one extra ``recv`` after a big frame.
 
 A big frame starts as soon as the read that brought its header is taken in
 (`buffer_updated`, when that read filled its view), not at the next
-`get_buffer`: `receiving_big` is true right after that read, so a driver can see that the body is already waiting
-in the kernel (FIONREAD) and read it in the same wake-up, instead of going
-back to poll for a readiness it already has (the engine's `_read_more`).
+`get_buffer`: `receiving_big` is true right after that read, so a driver
+can see that the body is already waiting in the kernel (FIONREAD) and read
+it in the same wake-up, instead of going back to poll for a readiness it
+already has (the engine's `_read_more`).
 """
 
 from __future__ import annotations
