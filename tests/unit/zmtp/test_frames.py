@@ -349,7 +349,7 @@ def test_big_frame_starts_with_the_read_that_brought_its_header() -> None:
     assert len(view) == len(rest)  # one read takes the rest
     view[:] = rest
     dec.buffer_updated(len(rest))
-    assert not dec.receiving_big
+    assert dec.big_remaining == 0  # complete: back to the ring
     assert decode_all(dec) == [[first], [second]]
 
 
