@@ -47,6 +47,8 @@ _POLLIN = int(C.POLLIN)
 _POLLOUT = int(C.POLLOUT)
 
 _RECV, _RECV_MULTIPART, _SEND, _SEND_MULTIPART, _POLL = range(5)
+#: `_try_recv` found no message (an operation that must wait, not an error).
+_NOTHING: Any = object()
 
 
 class _RecvFuture(asyncio.Future[_T]):
@@ -173,6 +175,8 @@ class Socket(_sync_socket.Socket):
             if kind in (_RECV, _RECV_MULTIPART):
                 flags, copy, _track = op.args
                 result = self._try_recv(kind == _RECV_MULTIPART, copy, fut)
+                if result is _NOTHING:
+                    return False
             elif kind == _SEND:
                 data, flags, copy, track = op.args
                 result = _sync_socket.Socket.send(self, data, flags | _NOBLOCK, copy, track)
@@ -194,8 +198,12 @@ class Socket(_sync_socket.Socket):
         return True
 
     def _try_recv(self, whole: bool, copy: bool, fut: asyncio.Future[Any]) -> Any:
+        """The received message (as the operation asked) or `_NOTHING`."""
         core = self._core
-        data, more, token = core.recv_undoable(whole, nonblock=True)
+        got = core.try_recv_undoable(whole)
+        if got is None:
+            return _NOTHING  # not EAGAIN: no exception per receive that waits
+        data, more, token = got
         if isinstance(fut, _RecvFuture):
             fut._undo = lambda: self._give_back(token)
         if whole:

@@ -303,6 +303,36 @@ def test_asyncio_timeout_and_task_group(run: Run) -> None:
     run(main())
 
 
+def test_try_recv_undoable_says_nothing_without_raising() -> None:
+    """The asyncio socket's attempt before it waits: None when no message is
+    there (no EAGAIN raised per waiting receive), otherwise the frames as
+    `recv_undoable` gives them, with RCVMORE and undo intact."""
+    with zmq.Context() as ctx:
+        pull = ctx.socket(zmq.PULL)
+        pull.linger = 0
+        pull.bind("inproc://try-undoable")
+        push = ctx.socket(zmq.PUSH)
+        push.linger = 0
+        push.connect("inproc://try-undoable")
+        core = pull._core
+        assert core.try_recv_undoable(False) is None
+        assert core.try_recv_undoable(True) is None
+        push.send_multipart([b"a", b"b"])
+        assert pull.poll(5000)
+        got = core.try_recv_undoable(False)
+        assert got is not None
+        frame, more, token = got
+        assert (frame, more) == (b"a", True)
+        assert pull.rcvmore
+        assert core.undo_recv(token)  # given back whole
+        got = core.try_recv_undoable(True)
+        assert got is not None and list(got[0]) == [b"a", b"b"]
+        assert not pull.rcvmore
+        assert core.try_recv_undoable(False) is None
+        pull.close()
+        push.close()
+
+
 # ----------------------------------------------------------------- cancellation
 def test_cancelled_recv_before_a_message_loses_nothing(run: Run) -> None:
     async def main() -> None:

@@ -189,6 +189,31 @@ class Receiver:
         full = rcv if rcv is not None else (msg if msg is not None else [frame])
         return frame, more, (full, start, rcv, self._rcv_i)
 
+    def try_recv_undoable(self, whole: bool) -> tuple[Msg | Frame, bool, UndoToken] | None:
+        """`recv_undoable` without blocking that returns None, not EAGAIN,
+        when no message is there (purezmq.asyncio tries before it waits).
+
+        A request/reply loop on asyncio tries once per reply before the reply
+        has come: raising EAGAIN there cost an exception object, its errno
+        message and a traceback entry per compiled frame it crossed, on
+        every round trip. The message taken is handed out from `_rcv` as if
+        it had been there already, so `undo_recv` and RCVMORE are the same."""
+        if self._rcv is None:
+            if self._dead:
+                self._check_open()
+            if self._mailbox:
+                self.process_commands()
+            fq = self._fq
+            try:
+                msg = fq.recv() if fq is not None else self.pattern.recv()
+            except RoutingError as e:
+                raise routing_error(e) from None
+            if msg is None:
+                return None
+            self._rcv = msg
+            self._rcv_i = 0
+        return self.recv_undoable(whole, True)
+
     def undo_recv(self, token: UndoToken) -> bool:
         """Undo a `recv_undoable` if nothing was received since. True on success."""
         full, start, rcv_after, i_after = token
