@@ -126,10 +126,12 @@ class FrameDecoder:
         "_end",
         "_handed",
         "_header_read",
+        "_lead",
         "_markers",
         "_max_size",
         "_mv",
         "_pos",
+        "_read_at",
         "_scan",
         "_short_final",
         "_snap",
@@ -146,7 +148,13 @@ class FrameDecoder:
         self._pos = 0  # first unparsed byte
         self._end = 0  # end of received bytes
         self._handed = 0  # size of the last ring view handed out
-        self._header_read = False  # the next ring read is HEADER_READ long
+        self._header_read = False  # the next ring read is a header read
+        #: Bytes from a read's start to the last big body's start, when that
+        #: is at most HEADER_READ: the next header read is that long (0:
+        #: HEADER_READ), so it stops where the next body of the same shape
+        #: begins and none of that body lands in the ring (`direct_body`).
+        self._lead = 0
+        self._read_at = 0  # ring offset where the last ring read began
         self._scan = 0  # headers before this offset were already scanned
         self._markers: dict[int, BigFrame] = {}
         self._big: BigFrame | None = None  # the big frame being received
@@ -174,11 +182,29 @@ class FrameDecoder:
         need = max(min(sizehint, self._target), MIN_READ)
         if self._cap - self._end < need:
             self._make_room(need)
+        self._read_at = self._end
         if self._header_read:
-            self._handed = HEADER_READ
-            return self._mv[self._end : self._end + HEADER_READ]
+            handed = self._handed = self._lead or HEADER_READ
+            return self._mv[self._end : self._end + handed]
         self._handed = self._cap - self._end
         return self._mv[self._end :]
+
+    def direct_body(self, arrived: int) -> int:
+        """Bytes the driver may receive as one ``bytes`` object and pass to
+        `body_received`: the whole body of the big frame arriving now, when
+        none of it is here and `arrived` (FIONREAD) covers it; else 0.
+        See bigframe: no storage, no zero fill, no copy."""
+        big = self._big
+        return big.direct_size(arrived) if big is not None else 0
+
+    def body_received(self, data: bytes) -> None:
+        """The driver received `data` after `direct_body` said yes."""
+        big = self._big
+        if big is None:
+            raise ProtocolError("body_received without a big frame arriving")
+        big.take_bytes(data)
+        if big.complete:
+            self._big = None
 
     def buffer_updated(self, nbytes: int) -> None:
         """The driver wrote `nbytes` at the start of the last view."""
@@ -254,6 +280,7 @@ class FrameDecoder:
         self._pos -= shift
         self._end -= shift
         self._scan = max(0, self._scan - shift)
+        self._read_at = max(0, self._read_at - shift)
         self._snap_pos -= shift
         if self._markers:
             self._markers = {at - shift: big for at, big in self._markers.items()}
@@ -290,6 +317,9 @@ class FrameDecoder:
         return None
 
     def _start_big(self, header_end: int, size: int) -> BigFrame:
+        lead = header_end - self._read_at  # the body starts `lead` bytes into the read
+        if 0 < lead <= HEADER_READ:
+            self._lead = lead
         big = BigFrame(size, self._mv[header_end : self._end])
         self._end = header_end
         self._markers[header_end] = big

@@ -32,10 +32,15 @@ def feed(dec: FrameDecoder, data: bytes) -> list[int]:
     return sizes
 
 
+#: A message ahead of a big frame in the same read, so that the big body
+#: starts more than HEADER_READ into the read: no lead is learnt from it.
+AHEAD = message_bytes([b"p" * 600])
+
+
 def test_after_a_big_frame_the_ring_reads_headers_only() -> None:
     dec = framing_decoder()
     first = b"a" * (BIG_FRAME * 8)
-    feed(dec, data_frame(first))
+    feed(dec, AHEAD + data_frame(first))
     view = dec.get_buffer()
     assert len(view) == HEADER_READ
     wire = message_bytes([b"", b"b" * (BIG_FRAME * 8)])
@@ -59,10 +64,54 @@ def test_after_a_big_frame_the_ring_reads_headers_only() -> None:
 
 def test_the_short_read_is_once_then_the_ring_reads_fully() -> None:
     dec = framing_decoder()
-    feed(dec, data_frame(b"x" * (BIG_FRAME * 4)))
+    feed(dec, AHEAD + data_frame(b"x" * (BIG_FRAME * 4)))
     assert len(dec.get_buffer()) == HEADER_READ
     dec.buffer_updated(0)
     assert len(dec.get_buffer()) >= MIN_READ
+
+
+def test_the_header_read_stops_where_the_next_body_of_the_same_shape_starts() -> None:
+    """The big body began 11 bytes into the read that brought it (an empty
+    delimiter and a long header, as REQ/REP): the next header read is 11
+    bytes, so the next such body is not touched by the ring and the driver
+    may receive it whole as bytes of its own (direct_body)."""
+    dec = framing_decoder()
+    first, second = b"a" * 70_000, b"b" * 80_000
+    feed(dec, message_bytes([b"", first]))
+    out: list[list[bytes]] = []
+    dec.decode(out, 10)
+    assert out == [[b"", first]]
+    wire = message_bytes([b"", second])
+    view = dec.get_buffer()
+    assert len(view) == 2 + 9
+    view[:] = wire[:11]
+    dec.buffer_updated(11)
+    assert dec.big_remaining == len(second)
+    assert dec.direct_body(len(second) - 1) == 0  # not all of it has arrived
+    assert dec.direct_body(len(second) + 5) == len(second)
+    dec.body_received(second)
+    assert dec.big_remaining == 0
+    out.clear()
+    dec.decode(out, 10)
+    assert out == [[b"", second]]
+    assert out[0][1] is second  # delivered as received: no copy, no storage
+
+
+def test_a_short_direct_read_goes_on_in_storage() -> None:
+    dec = framing_decoder()
+    body = bytes(range(256)) * 300
+    feed(dec, data_frame(b"z" * 70_000))  # learns the lead: 9 bytes
+    wire = data_frame(body)
+    view = dec.get_buffer()
+    view[:] = wire[: len(view)]
+    dec.buffer_updated(len(view))
+    assert dec.direct_body(len(body)) == len(body)
+    dec.body_received(body[:1000])  # the kernel gave less than it said
+    assert dec.direct_body(len(body)) == 0
+    feed(dec, body[1000:])
+    out: list[list[bytes]] = []
+    dec.decode(out, 10)
+    assert out == [[b"z" * 70_000], [body]]
 
 
 def test_small_messages_after_a_big_frame_arrive_intact() -> None:
@@ -89,9 +138,10 @@ sizes = st.one_of(
     msgs=st.lists(st.lists(sizes, min_size=1, max_size=3), min_size=1, max_size=6),
     chunks=st.lists(st.integers(1, 70_000), min_size=1, max_size=20),
     parse_every=st.integers(1, 5),
+    direct_reads=st.booleans(),
 )
 def test_bytes_arrive_intact_across_random_partial_reads(
-    msgs: list[list[int]], chunks: list[int], parse_every: int
+    msgs: list[list[int]], chunks: list[int], parse_every: int, direct_reads: bool
 ) -> None:
     """Whatever the read sizes (each at most what the decoder offers) and
     however parsing interleaves with reading, every frame comes out whole,
@@ -105,6 +155,15 @@ def test_bytes_arrive_intact_across_random_partial_reads(
     out: list[list[bytes]] = []
     pos = i = 0
     while pos < len(wire):
+        # A driver that knows what has arrived (FIONREAD): everything up to
+        # this chunk's end. It takes a whole body as bytes when allowed.
+        arrived = min(chunks[i % len(chunks)], len(wire) - pos)
+        direct = dec.direct_body(arrived) if direct_reads else 0
+        if direct:
+            dec.body_received(wire[pos : pos + direct])
+            pos += direct
+            i += 1
+            continue
         view = dec.get_buffer()
         n = min(len(view), chunks[i % len(chunks)], len(wire) - pos)
         view[:n] = wire[pos : pos + n]
