@@ -197,9 +197,8 @@ class Session:
             if not self._handshaken:
                 if isinstance(conn, ZMTPConnection):
                     self._zap.send_pending(conn)  # a mechanism asked ZAP (zap.py)
-                if not conn.handshake_done:
-                    return n
-                self._handshake_complete(conn)
+                if not conn.handshake_done or not self._handshake_complete(conn, notify):
+                    return n  # nothing to parse (yet): nobody to wake
             if not buffer_has_room(conn):
                 self._input_paused = True
         if notify:
@@ -234,8 +233,10 @@ class Session:
             if engine is not None:
                 engine.schedule(readahead.deadline)
 
-    def _handshake_complete(self, conn: Connection) -> None:
-        """Called with the lock held, once per connection."""
+    def _handshake_complete(self, conn: Connection, flush_follows: bool = False) -> bool:
+        """With the lock held, once per connection; True if bytes wait to be parsed.
+        `flush_follows`: the driver's read writes the connection's output next
+        (our READY, and with it the early messages: no kick, no wake-up)."""
         self._handshaken = True
         self._backoff.reset()
         meta = zap_properties(conn)  # User-Id and ZAP metadata win over ZMTP's, as in libzmq
@@ -251,14 +252,16 @@ class Session:
             if not self._identified:
                 peer_end.peer_identity = conn.peer_identity
                 self._identified = True
-                self.owner.post_identified(peer_end)
+                if self.config.wants_identity:
+                    self.owner.post_identified(peer_end)
         self.monitor.event(_EVENT_HANDSHAKE_SUCCEEDED, 0, self.config.endpoint)
         engine = self.engine
         if engine is not None:
             # Heartbeats start now: arm the timer for them.
             engine.schedule(self.next_deadline())
-            if pipe.peer.outbound_size:
+            if pipe.peer.outbound_size and not (flush_follows and conn.has_output):
                 engine.kick_output()
+        return conn.has_pending_input
 
     # ------------------------------------------------------------ parsing
     def refill(self, look: bool = True) -> None:
@@ -378,10 +381,8 @@ class Session:
                 # The ZAP handler answered: the mechanism continues, and its
                 # reply may finish the handshake.
                 self._zap.deliver(conn, now)
-                if conn.handshake_done and not self._handshaken:
-                    self._handshake_complete(conn)
-                    if conn.has_pending_input:
-                        self._input_available(now)
+                if conn.handshake_done and not self._handshaken and self._handshake_complete(conn):
+                    self._input_available(now)
             conn.on_timer(now)
             has_output = conn.has_output
         readahead = self._readahead

@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 
 #: Socket types on which CONFLATE takes effect (libzmq ignores it elsewhere).
 CONFLATE_TYPES = frozenset({"DEALER", "PULL", "PUSH", "PUB", "SUB"})
+#: Socket types whose pattern waits for a connect-side pipe's identity: ROUTER
+#: and REP route by it (the pipe is anonymous until then).
+IDENTIFYING_TYPES = frozenset({"ROUTER", "REP"})
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,10 @@ class SessionConfig:
     #: CONNECT_ROUTING_ID given for this connect(): the id the socket's ROUTER or
     #: STREAM knows this peer by (set on every pipe the session makes).
     connect_routing_id: bytes = b""
+    #: Tell the socket when a connect-side pipe's peer identity is known
+    #: (IDENTIFYING_TYPES). Other sockets are not told: the command would wake
+    #: their thread for nothing, at every connection's set-up.
+    wants_identity: bool = False
 
 
 def session_config(
@@ -97,4 +104,5 @@ def session_config(
         stream_notify=bool(value(C.STREAM_NOTIFY)),
         mechanism_factory=security.mechanism_factory(options, ctx),
         connect_routing_id=connect_routing_id,
+        wants_identity=type_name in IDENTIFYING_TYPES,
     )
