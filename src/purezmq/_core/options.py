@@ -109,6 +109,23 @@ def _check_type(kind: Kind, value: object) -> OptionValue:
 Forwarder = Callable[[str, object], None]
 
 
+#: A fresh socket's option values, per socket type: made once (walking the
+#: table's 100-odd options cost about as much as the rest of socket creation),
+#: copied for each socket. Every default is immutable (ints, bytes, tuples,
+#: frozensets), so the copies share nothing that can change.
+_DEFAULTS: Final[dict[int, dict[int, Any]]] = {}
+
+
+def _defaults(socket_type: int) -> dict[int, Any]:
+    values = _DEFAULTS.get(socket_type)
+    if values is None:
+        values = {number: spec.default_for(socket_type) for number, spec in OPTIONS.items()}
+        values[O.TYPE] = socket_type
+        values[_XPUB_MANUAL_STATE] = False
+        _DEFAULTS[socket_type] = values
+    return values
+
+
 class SocketOptions:
     """The options of one socket, validated as libzmq and pyzmq do.
 
@@ -146,11 +163,7 @@ class SocketOptions:
         self._features = features
         self._providers: dict[int, Callable[[], OptionValue]] = {}
         # Heterogeneous by nature (ints, bytes, tuples...): the table says which.
-        self._values: dict[int, Any] = {
-            number: spec.default_for(self.socket_type) for number, spec in OPTIONS.items()
-        }
-        self._values[O.TYPE] = self.socket_type
-        self._values[_XPUB_MANUAL_STATE] = False
+        self._values: dict[int, Any] = _defaults(self.socket_type).copy()
 
     # ----------------------------------------------------------- public API
     def set(self, option: int, value: object) -> None:

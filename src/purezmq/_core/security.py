@@ -101,9 +101,9 @@ def mechanism_factory(options: SocketOptions, ctx: ContextCore) -> MechanismFact
     Raises ZMQError(ENOTSUP) naming the ``purezmq[curve]`` extra when CURVE
     is asked for without PyNaCl.
     """
+    if options.mechanism == SecurityMechanism.NULL and not options.value(O.ZAP_DOMAIN):
+        return None  # the usual case, asked at every connect(): decided before building
     security = Security.from_options(options)
-    if security.mechanism == SecurityMechanism.NULL and not security.zap_domain:
-        return None
     crypto = _crypto.require() if security.mechanism == SecurityMechanism.CURVE else None
     curve_public = b""
     if crypto is not None and security.as_server:
