@@ -2,6 +2,7 @@
 
     python benchmarks/profile_cell.py tcp,64              # PUSH/PULL over tcp, 64 B
     python benchmarks/profile_cell.py lat,tcp,1           # REQ/REP round trips, 1 B
+    python benchmarks/profile_cell.py conn,ipc            # connection set-ups (DEALER to ROUTER)
     python benchmarks/profile_cell.py ipc,1k --count 20000 --baseline 2000 --top 20
     python benchmarks/profile_cell.py tcp,64 --impls compiled,zmq --keep /tmp/cg
 
@@ -16,7 +17,8 @@ Ir of the short run) / (count - baseline), per process (sender, receiver,
 or the one inproc process) and in total, so start-up, imports and the
 handshake cancel out; the top functions come from the same subtraction of
 their self cost. Latency cells count round trips instead of messages, with
-equal warm-ups.
+equal warm-ups; connection set-up cells count set-ups (socket, connect, one
+round trip, close; no burst), the client and the server profiled in turn.
 
 What it does not see: work in the kernel (system calls count as the few
 user-space instructions around them: count those with ``strace -c``), time
@@ -41,7 +43,11 @@ from typing import Any
 from harness import builds, callgrind, matrix, procs
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_COUNT = {"thr": 20_000, "lat": 2_000}
+DEFAULT_COUNT = {"thr": 20_000, "lat": 2_000, "conn": 200}
+#: The groups this tool profiles (the memory and fan-out cells are not per message).
+GROUPS = ("thr", "lat", "conn")
+#: Tokens naming one of GROUPS (run.py's --only aliases).
+_GROUP_TOKENS = ("thr", "throughput", "lat", "latency", "conn", "connect", "setup")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -49,8 +55,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         prog="benchmarks/profile_cell.py",
         description=__doc__.split("\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="CELL: run.py's --only tokens naming one thr or lat cell (transport and "
-        "size; thr and sync unless given), e.g. tcp,64  ipc,1k  lat,tcp,1  inproc,64k,async",
+        epilog="CELL: run.py's --only tokens naming one thr, lat or conn cell (transport and "
+        "size; thr and sync unless given), e.g. tcp,64  ipc,1k  lat,tcp,1  inproc,64k,async  "
+        "conn,ipc",
     )
     p.add_argument("cell", help="e.g. tcp,64 (see below)")
     p.add_argument("--count", type=int, help="messages (round trips) of the long run")
@@ -101,23 +108,29 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def pick(cell: str, count: int | None, baseline: int | None) -> tuple[matrix.Scenario, int]:
     """(the long run's scenario, the short run's count) for a CELL string."""
     tokens = [t.strip().lower() for t in cell.split(",") if t.strip()]
-    if not any(t in ("thr", "throughput", "lat", "latency") for t in tokens):
+    if not any(t in _GROUP_TOKENS for t in tokens):
         tokens.append("thr")
     if not any(t in ("sync", "async") for t in tokens):
         tokens.append("sync")
-    found = [
-        s for s in matrix.select(matrix.build(), ",".join(tokens)) if s.group in ("thr", "lat")
-    ]
+    found = [s for s in matrix.select(matrix.build(), ",".join(tokens)) if s.group in GROUPS]
     if len(found) != 1:
         keys = ", ".join(s.key for s in found) or "none"
-        raise ValueError(f"{cell!r} must name one throughput or latency cell (matches: {keys})")
+        raise ValueError(
+            f"{cell!r} must name one throughput or latency cell, or one connection set-up "
+            f"cell (matches: {keys})"
+        )
     s = found[0]
     n = count or DEFAULT_COUNT[s.group]
     short = baseline if baseline is not None else max(1, n // 10)
     if not 0 < short < n:
         raise ValueError(f"--baseline must be between 1 and the count - 1 ({n - 1})")
-    # Latency: one warm-up for both runs, so the subtraction removes it.
-    extra = {"warmup": min(100, short)} if s.group == "lat" else {}
+    # Latency and set-up: one warm-up for both runs, so the subtraction removes
+    # it; set-ups one after another only (no burst: its work is not per set-up).
+    extra: dict[str, Any] = {}
+    if s.group == "lat":
+        extra = {"warmup": min(100, short)}
+    elif s.group == "conn":
+        extra = {"warmup": min(20, short), "burst": 0}
     long = matrix.Scenario(s.group, s.mode, s.transport, s.size, n, extra=extra)
     return long, short
 
@@ -141,7 +154,8 @@ def _run_once(
         return [args.valgrind, "--tool=callgrind", "-q", *args.valgrind_args, out]
 
     peer = (args.pythons.get(builds.PYZMQ) or builds.default_python(builds.PYZMQ), "zmq")
-    peers = {n: peer for n in ("local", "remote") if n not in profiled}
+    sides = ("server", "client") if scn.group == "conn" else ("local", "remote")
+    peers = {n: peer for n in sides if n not in profiled}
     got = procs.run(
         scn,
         build.tool_impl,
@@ -159,6 +173,13 @@ def _run_once(
 
 ROLE = {"local": "receiver", "remote": "sender", "inproc": "both ends"}
 LAT_ROLE = {"local": "REP (echo)", "remote": "REQ", "inproc": "both ends"}
+CONN_ROLE = {"server": "ROUTER (echo)", "client": "DEALER (set-ups)"}
+
+
+def roles_of(scn: matrix.Scenario) -> dict[str, str]:
+    if scn.group == "conn":
+        return CONN_ROLE
+    return LAT_ROLE if scn.group == "lat" else ROLE
 
 
 def profiled_groups(scn: matrix.Scenario, peer: str) -> list[tuple[str, ...]]:
@@ -166,9 +187,10 @@ def profiled_groups(scn: matrix.Scenario, peer: str) -> list[tuple[str, ...]]:
     a native pyzmq peer, or both sides of one implementation at once."""
     if scn.transport == "inproc":
         return [("inproc",)]
+    pair = ("client", "server") if scn.group == "conn" else ("remote", "local")
     if peer == "same":
-        return [("remote", "local")]
-    return [("remote",), ("local",)]
+        return [pair]
+    return [(pair[0],), (pair[1],)]
 
 
 def measure(
@@ -178,7 +200,7 @@ def measure(
     and system calls; with --repeat, per process the median repetition's."""
     small = matrix.Scenario(scn.group, scn.mode, scn.transport, scn.size, short, extra=scn.extra)
     n = scn.count - short
-    roles = LAT_ROLE if scn.group == "lat" else ROLE
+    roles = roles_of(scn)
     runs: dict[str, list[callgrind.PerMessage]] = {}
     for rep in range(args.repeat):
         for group in profiled_groups(scn, args.peer):
@@ -217,9 +239,9 @@ def _syscalls(proc: dict[str, Any]) -> str:
 
 def report(scn: matrix.Scenario, short: int, results: dict[str, Any], peer: str) -> list[str]:
     """Markdown: the per-message table, system calls, then top functions."""
-    unit = "round trip" if scn.group == "lat" else "message"
-    what = "REQ/REP" if scn.group == "lat" else "PUSH/PULL"
-    roles = LAT_ROLE if scn.group == "lat" else ROLE
+    unit = {"lat": "round trip", "conn": "set-up"}.get(scn.group, "message")
+    what = {"lat": "REQ/REP", "conn": "DEALER to ROUTER"}.get(scn.group, "PUSH/PULL")
+    roles = roles_of(scn)
     how = (
         "each side profiled on its own against a pyzmq peer at native speed"
         if peer == "pyzmq" and scn.transport != "inproc"

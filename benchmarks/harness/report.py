@@ -777,7 +777,8 @@ METHOD = """## Method
   beside it. The other cells are measured and reported without a target.
 - **Instructions per message** (`bash scripts/bench.sh profile tcp,64`, or
   `python benchmarks/profile_cell.py tcp,64` once the venvs exist;
-  `lat,tcp,1` for a REQ/REP cell, `--help` for the rest): a missed cell's
+  `lat,tcp,1` for a REQ/REP cell, `conn,ipc` for instructions per
+  connection set-up, `--help` for the rest): a missed cell's
   profile without the machine's timing noise. For each implementation the
   cell runs twice under `valgrind --tool=callgrind --fair-sched=yes` - 20,000
   messages (2,000 round trips) and a tenth of that - and instructions per

@@ -332,6 +332,10 @@ def test_profile_cell_picks_one_cell() -> None:
     assert lat.warmup == 100
     with pytest.raises(ValueError, match="one throughput or latency cell"):
         profile_cell.pick("tcp", None, None)
+    conn, short = profile_cell.pick("conn,ipc", None, None)
+    assert (conn.key, conn.count, short) == ("conn/ipc", 200, 20)
+    assert conn.warmup == 20 and conn.extra["burst"] == 0  # set-ups only, same warm-up
+    assert profile_cell.profiled_groups(conn, "pyzmq") == [("client",), ("server",)]
     with pytest.raises(ValueError, match="baseline"):
         profile_cell.pick("tcp,64", 100, 100)
 
