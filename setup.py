@@ -49,6 +49,7 @@ COMPILED_MODULES = [
     "_zmtp/v1.py",
     # _routing: pipes, strategies and the socket types.
     "_routing/dist.py",
+    "_routing/fanout_log.py",
     "_routing/fq.py",
     "_routing/lb.py",
     "_routing/pipe.py",

@@ -10,11 +10,14 @@ what a connection that breaks mid-write can lose.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, cast
 
 from purezmq._routing.pipe import DELIMITER
+from purezmq._zmtp.connection import ZMTPConnection
+from purezmq._zmtp.frames import FrameEncoder
 
 if TYPE_CHECKING:
+    from purezmq._routing.fanout_log import Chunk, LogReader
     from purezmq._routing.pipe import Msg, Pipe
 
     from .connections import Connection
@@ -24,6 +27,10 @@ OUT_BATCH: Final = 1024
 OUT_BATCH_BYTES: Final = 256 * 1024
 #: Queued messages at which the sending thread writes them itself (Pipe.drain).
 DRAIN_AT: Final = 128
+#: Chunks of a fan-out log taken per collect (each up to 1024 messages).
+LOG_CHUNKS: Final = 1
+
+ChunkBytes = list[bytes | bytearray | memoryview]
 
 
 def encode_batch(pipe: Pipe, conn: Connection) -> None:
@@ -39,16 +46,56 @@ def encode_batch(pipe: Pipe, conn: Connection) -> None:
         budget -= size
     if msgs:
         conn.send_messages(msgs)
+    reader = pipe.peer.shared
+    if reader is not None:
+        take_shared(reader.take(LOG_CHUNKS), reader, conn)
+
+
+def take_shared(chunks: list[Chunk], reader: LogReader, conn: Connection) -> None:
+    """Queue chunks of a fan-out socket's shared log on `conn`.
+
+    A chunk whose messages are all for this reader is encoded once, by the
+    first connection that takes it, and its bytes are written by every
+    connection that frames messages the same way (`plain_framing`); a chunk
+    filtered per reader, or a connection that encrypts or frames otherwise,
+    encodes its own messages as before."""
+    plain = isinstance(conn, ZMTPConnection) and conn.plain_framing
+    for chunk in chunks:
+        if plain and chunk.only is None:
+            encoded = chunk.encoded
+            if encoded is None:  # two threads may both encode it: same bytes
+                encoder = FrameEncoder()
+                encoder.add_messages(chunk.msgs)
+                encoded = chunk.encoded = encoder.take()
+            cast(ZMTPConnection, conn).send_encoded(cast(ChunkBytes, encoded))
+        else:
+            msgs = chunk.messages_for(reader)
+            if msgs:
+                conn.send_messages(msgs)
 
 
 def has_queued_output(pipe: Pipe | None) -> bool:
     """Does the socket still have messages queued for this peer (before its
-    closing DELIMITER)? Decides whether a closing session lingers."""
-    return (
-        pipe is not None
-        and pipe.inbound_size > 0
-        and not (pipe.inbound_size == 1 and pipe.peek_inbound() is DELIMITER)
+    closing DELIMITER, or in a fan-out log)? Decides whether a closing
+    session lingers."""
+    if pipe is None:
+        return False
+    reader = pipe.peer.shared
+    if reader is not None and reader.log.backlog(reader):
+        return True
+    return pipe.inbound_size > 0 and not (
+        pipe.inbound_size == 1 and pipe.peek_inbound() is DELIMITER
     )
+
+
+def nothing_to_take(pipe: Pipe) -> bool:
+    """After a collect: is the session's pipe empty, with its reader asleep
+    (a message the socket queues next wakes the session), and no fan-out
+    log holding anything for it?"""
+    if not pipe.peer.reader_asleep or pipe.inbound_size:
+        return False
+    reader = pipe.peer.shared
+    return reader is None or reader.idle()
 
 
 class Linger:

@@ -134,9 +134,7 @@ class Session:
     def pipe_closed(self, pipe: Pipe) -> None:
         """The socket closed its side: deliver what is queued (LINGER), then end."""
         if pipe is not self.pipe:
-            # The socket acknowledging a pipe we already let go (IMMEDIATE drops
-            # the pipe of a broken connection): not a request to end this session.
-            return
+            return  # a pipe we let go (IMMEDIATE, broken connection) acknowledged
         linger = self._linger
         linger.start(monotonic())
         engine = self.engine
@@ -259,7 +257,9 @@ class Session:
         if engine is not None:
             # Heartbeats start now: arm the timer for them.
             engine.schedule(self.next_deadline())
-            if pipe.peer.outbound_size and not (flush_follows and conn.has_output):
+            if (pipe.peer.outbound_size or pipe.peer.shared) and not (
+                flush_follows and conn.has_output
+            ):
                 engine.kick_output()
         return conn.has_pending_input
 
@@ -317,10 +317,9 @@ class Session:
     def collect_output(self) -> list[Buffer]:
         """Encode queued messages; return the chunks to write. Caller holds no lock.
 
-        A connection that failed (a bad frame parsed meanwhile, a mechanism
-        refusing to encode) takes nothing more, and its error is the driver's
-        to act on, from its timer: never the sending application's - a peer
-        cannot make `send()` raise."""
+        A connection that failed (a bad frame parsed meanwhile, a mechanism refusing to encode)
+        takes nothing more, and its error is the driver's to act on, from its timer: never the
+        sending application's - a peer cannot make `send()` raise."""
         conn = self.conn
         pipe = self.pipe
         if conn is None:

@@ -62,7 +62,7 @@ class SocketCore(Receiver):
         pattern_cls = PATTERNS.get(name)
         if pattern_cls is None:
             raise ZMQError(errno.EINVAL, f"Socket type {name} is not supported by purezmq yet")
-        super().__init__(pattern_cls())
+        super().__init__(pattern_cls().with_output_lock(threading.Lock()))
         #: The load balancer that is the pattern's whole `send` (PUSH, DEALER).
         self._lb = self.pattern.direct_lb
         self.ctx = ctx

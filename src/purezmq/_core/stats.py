@@ -76,7 +76,7 @@ class SocketStats:
         once per pipe, where the pipe leaves its set."""
         with self._lock:
             totals = self._totals
-            totals["msgs_out"] += pipe.msgs_out
+            totals["msgs_out"] += pipe.msgs_sent
             totals["drops_hwm"] += pipe.drops
             self._draining.append(pipe)
             self._fold_drained()
@@ -163,7 +163,7 @@ def _record(pipe: Pipe | None, session: Session | None, endpoint: str) -> dict[s
         "peer_address": session.peer_address if session is not None else "",
         "connected": connected,
         "msgs_in": pipe.msgs_read if pipe is not None else 0,
-        "msgs_out": pipe.msgs_out if pipe is not None else 0,
+        "msgs_out": pipe.msgs_sent if pipe is not None else 0,
         "bytes_in": c.bytes_in,
         "bytes_out": c.bytes_out,
         "drops_hwm": pipe.drops if pipe is not None else 0,

@@ -31,6 +31,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
 from purezmq._core.clock import monotonic
+from purezmq._core.outflow import nothing_to_take
 from purezmq._zmtp import ProtocolError
 from purezmq._zmtp.frames import Buffer
 
@@ -80,13 +81,7 @@ def _nothing_queued(session: Session) -> bool:
     `kick_output` too."""
     pipe = session.pipe
     conn = session.conn
-    return (
-        pipe is not None
-        and pipe.peer.reader_asleep
-        and pipe.inbound_size == 0
-        and conn is not None
-        and not conn.has_output
-    )
+    return pipe is not None and conn is not None and not conn.has_output and nothing_to_take(pipe)
 
 
 def _waiting_bytes(fd: int) -> int:

@@ -32,7 +32,10 @@ from __future__ import annotations
 import enum
 from collections import deque
 from collections.abc import Callable
-from typing import Any, Final, Protocol, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeAlias, cast
+
+if TYPE_CHECKING:
+    from .fanout_log import LogReader
 
 #: A frame is any bytes-like object (the application's payload); a message
 #: is a list of frames.
@@ -116,6 +119,7 @@ class Pipe:
         "peer_identity",
         "refill",
         "routing_id",
+        "shared",
         "shares_messages",
     )
 
@@ -169,6 +173,10 @@ class Pipe:
         #: encodes them for the wire): a distributor may give this pipe the
         #: same list as other such pipes.
         self.shares_messages = False
+        #: Set on the socket's endpoint when its messages go through a fan-out
+        #: socket's shared log instead of this pipe (`fanout_log`): the
+        #: session takes them from there, and this pipe carries only the end.
+        self.shared: LogReader | None = None
         #: The peer takes every RADIO group and never sends JOIN (a udp
         #: connect), or every XPUB topic and never subscribes (pgm/epgm):
         #: libzmq's ``subscribe_to_all``. Set before attaching.
@@ -520,7 +528,28 @@ class Pipe:
 
     @property
     def outbound_size(self) -> int:
+        """Messages queued toward the peer (in a shared log too)."""
+        shared = self.shared
+        if shared is not None:
+            return len(self._out) + shared.owed()
         return len(self._out)
+
+    @property
+    def msgs_sent(self) -> int:
+        """Messages written to this endpoint, including those still queued in
+        a shared log (whose reader adds to `msgs_out` as it takes them)."""
+        shared = self.shared
+        if shared is not None:
+            return self.msgs_out + shared.owed()
+        return self.msgs_out
+
+    def activate_writer(self) -> None:
+        """Tell our owner it may write again (what the peer's `read` does at
+        the low-water mark): a shared-log reader that drained after a drop."""
+        self._out_active = True
+        owner = self._owner
+        if owner is not None:
+            owner.write_activated(self)
 
     def close(self) -> None:
         """Stop writing: the peer reads what we sent, then sees the pipe end."""

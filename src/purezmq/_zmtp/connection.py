@@ -546,6 +546,24 @@ class ZMTPConnection:
         except Exception as exc:
             raise self._failed(internal_error(exc)) from exc
 
+    @property
+    def plain_framing(self) -> bool:
+        """Do messages go out as plain ZMTP 3 frames (no mechanism transform,
+        no subscription commands, not a ZMTP 1.0/2.0 peer)? Then bytes encoded
+        once for many connections (`send_encoded`) are right for this one."""
+        return (
+            self.handshake_done
+            and not self._transform
+            and not self._sub_commands
+            and type(self._encoder) is FrameEncoder
+        )
+
+    def send_encoded(self, chunks: list[bytes | bytearray | memoryview]) -> None:
+        """Queue messages already encoded as plain ZMTP 3 frames (see
+        `plain_framing`), shared with other connections: not modified."""
+        self._raise_if_failed()
+        self._encoder.add_encoded(chunks)
+
     def _send_general(self, msg: Sequence[Buffer]) -> None:
         """One message through subscription conversion and/or the mechanism."""
         if self.socket_type in GROUP_JOINERS:  # DISH: JOIN/LEAVE bodies only

@@ -186,6 +186,14 @@ class FrameEncoder:
             for index, frame in enumerate(msg):
                 self.add_frame(frame, FLAG_MORE if index < last else 0)
 
+    def add_encoded(self, chunks: list[bytes | bytearray | memoryview]) -> None:
+        """Output encoded elsewhere (a fan-out chunk encoded once for many
+        connections), after what is queued. `chunks` is not modified."""
+        if self._pieces:
+            self._chunks.append(b"".join(self._pieces))
+            self._pieces.clear()
+        self._chunks.extend(chunks)
+
     def take(self) -> list[bytes | bytearray | memoryview]:
         """Everything encoded so far, in order, and forget it."""
         chunks = self._chunks

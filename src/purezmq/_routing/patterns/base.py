@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from purezmq._routing.errors import InvalidError, NotSupportedError
+from purezmq._routing.fanout_log import Mutex
 from purezmq._routing.fq import FairQueue
 from purezmq._routing.lb import LoadBalancer
 from purezmq._routing.pipe import Frame, Msg, Pipe
@@ -44,6 +45,12 @@ class Pattern:
     direct_lb: LoadBalancer | None = None
     #: Likewise for `recv` (PULL, DEALER).
     direct_fq: FairQueue | None = None
+
+    def with_output_lock(self, lock: Mutex) -> Pattern:
+        """The socket layer's lock, for state that the threads writing this
+        socket's connections share (a fan-out socket's output log: PUB,
+        XPUB). Patterns without such state ignore it. Returns the pattern."""
+        return self
 
     # ----------------------------------------------------------- pipe events
     def attach_pipe(self, pipe: Pipe, locally_initiated: bool) -> None:

@@ -47,6 +47,7 @@ from typing import Any, ClassVar
 
 from purezmq._routing.dist import Distributor
 from purezmq._routing.errors import InvalidError
+from purezmq._routing.fanout_log import Mutex
 from purezmq._routing.pipe import Frame, Msg, Pipe
 from purezmq._routing.trie import MTrie, RmResult
 
@@ -102,13 +103,19 @@ class XPub(Pattern):
         last_value = self._send_last_pipe and self._manual
         self._plain = self._lossy and not self._invert and not last_value
 
+    def with_output_lock(self, lock: Mutex) -> Pattern:
+        """Session pipes read through one shared log: a message is queued
+        (and encoded) once for all subscribers, not once per subscriber."""
+        self._dist.share_output(lock)
+        return self
+
     # ------------------------------------------------------------ pipe events
     def attach_pipe(self, pipe: Pipe, locally_initiated: bool) -> None:
         self._dist.attach(pipe)
         if pipe.all_groups:  # pgm/epgm: no subscription ever comes back
             self._subs.add(b"", pipe)  # silently, as libzmq's subscribe_to_all
         if self._welcome:
-            pipe.write([self._welcome])
+            self._dist.write_one(pipe, [self._welcome])
         self.read_activated(pipe)
 
     def read_activated(self, pipe: Pipe) -> None:
