@@ -41,11 +41,11 @@ class Target:
 T_THR = Target("sync throughput, tcp and ipc, below 1 MiB", ">=", 1.0)
 T_THR_1M = Target("sync throughput, tcp and ipc, at 1 MiB", ">=", 1.5)
 T_INPROC = Target("sync inproc throughput", ">=", 1.0)
-T_LAT_TCP = Target("sync REQ/REP one-way latency over tcp", "<=", 1.0)
-T_FANOUT = Target("PUB/SUB fan-out to 100 subscribers", ">=", 1.0)
+T_LAT = Target("sync REQ/REP one-way latency, tcp and ipc", "<=", 1.0)
+T_FANOUT = Target("PUB/SUB fan-out to 10 and 100 subscribers", ">=", 1.0)
 T_ASYNC_LAT = Target("async REQ/REP latency vs zmq.asyncio", "<=", 0.8)
 T_CONN = Target("connection set-up time, tcp and ipc", "<=", 1.5)
-TARGETS = (T_THR, T_THR_1M, T_INPROC, T_LAT_TCP, T_FANOUT, T_ASYNC_LAT, T_CONN)
+TARGETS = (T_THR, T_THR_1M, T_INPROC, T_LAT, T_FANOUT, T_ASYNC_LAT, T_CONN)
 
 
 def target_for(scn: dict[str, Any]) -> Target | None:
@@ -54,11 +54,11 @@ def target_for(scn: dict[str, Any]) -> Target | None:
         if tr == "inproc":
             return T_INPROC
         return T_THR_1M if size >= 1 << 20 else T_THR
-    if g == "lat" and mode == "sync" and tr == "tcp":
-        return T_LAT_TCP
+    if g == "lat" and mode == "sync" and tr in ("tcp", "ipc"):
+        return T_LAT
     if g == "lat" and mode == "async":
         return T_ASYNC_LAT
-    if g == "fanout" and scn["subs"] == 100:
+    if g == "fanout" and scn["subs"] in (10, 100):
         return T_FANOUT
     if g == "conn":
         return T_CONN
