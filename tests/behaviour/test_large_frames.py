@@ -48,3 +48,28 @@ def test_request_reply_alternating_sizes(make: Callable[..., zmq.Socket]) -> Non
         assert rep.recv() == payload
         rep.send(payload[::-1])
         assert req.recv() == payload
+
+
+@pytest.mark.parametrize("kind", ["tcp", "ipc"])
+@pytest.mark.parametrize("direct", [True, False], ids=["blocking-recv", "poll-then-recv"])
+def test_bodies_already_waiting_are_read_at_once(
+    make: Callable[..., zmq.Socket],
+    endpoint_for: Callable[[str], str],
+    direct: bool,
+    kind: str,
+) -> None:
+    """The engine reads a large frame's body in the wake-up that brought its
+    header when the kernel already holds it (FIONREAD); frames queued back
+    to back - big, small, big of another size - still come out whole and in
+    order, whichever thread reads."""
+    pull = make(zmq.PULL)
+    push = make(zmq.PUSH)
+    push.connect(bind_any(pull, endpoint_for(kind)))
+    sizes = [65536, 3, 65537, 1 << 20, 0, 300 * 1024, 65536, 65536, 70_000]
+    payloads = [bytes([i % 251]) * size for i, size in enumerate(sizes)]
+    for payload in payloads:  # all queued before the first receive
+        push.send(payload)
+    for payload in payloads:
+        if not direct:
+            assert pull.poll(5000) & zmq.POLLIN
+        assert pull.recv() == payload
