@@ -125,5 +125,14 @@ class ReadAhead:
         self._armed_at_gen = self._gen
         self.deadline = now + READAHEAD_DELAY
 
+    def rearm_unless_full(self, has_pending_input: bool, pipe: Pipe | None, now: float) -> None:
+        """Bytes still wait: look again later - unless the pipe is full, in
+        which case the reader's next read parses them (no timer spins meanwhile)."""
+        if not has_pending_input or pipe is None:
+            return
+        if pipe.out_hwm and pipe.outbound_size >= pipe.out_hwm:
+            return
+        self.rearm(now)
+
     def cancel(self) -> None:
         self.deadline = None

@@ -174,23 +174,37 @@ class Session:
         return conn
 
     def receive_with(
-        self, recv_into: Callable[[memoryview], int], notify: bool = True, sizehint: int = -1
+        self,
+        recv_into: Callable[[memoryview], int],
+        notify: bool = True,
+        sizehint: int = -1,
+        recv: Callable[[int], bytes] | None = None,
     ) -> int:
-        """Fill the connection's buffer with `recv_into` and take the bytes in.
-        Driver thread (or the reader's, on the direct read path, which passes
-        notify=False: it parses right away, so nobody needs waking and no
-        read-ahead timer). Returns the byte count (0 = end of stream). `recv_into`
-        runs under the lock: the reader's thread may be parsing (compacting) the
-        same buffer. `sizehint`: bytes waiting in the kernel, if known (get_buffer).
-        Raises recv_into's OSError and ProtocolError (then `connection_failed`)."""
+        """Fill the connection's buffer with `recv_into` and take the bytes in. Driver thread
+        (or the reader's, on the direct read path, which passes notify=False: it parses right
+        away, so nobody needs waking and no read-ahead timer). Returns the byte count (0 = end
+        of stream). The read runs under the lock: the reader's thread may be parsing
+        (compacting) the same buffer. `sizehint`: bytes waiting in the kernel, if known. With
+        `recv`, a big frame's body that has all arrived is received as bytes of its own
+        (`FrameDecoder.direct_body`: no storage, no zero fill, no copy). Raises the read's
+        OSError and ProtocolError (then `connection_failed`)."""
         conn = self.conn
         assert conn is not None
         with self.lock:
-            n = recv_into(conn.get_buffer(sizehint))
+            zmtp = conn if self._handshaken and isinstance(conn, ZMTPConnection) else None
+            body = zmtp.direct_body(sizehint) if zmtp is not None and recv is not None else 0
+            now = monotonic()
+            if zmtp is not None and recv is not None and body:
+                data = recv(body)
+                n = len(data)
+                if n:
+                    zmtp.body_received(data, now)
+            else:
+                n = recv_into(conn.get_buffer(sizehint))
+                if n:
+                    conn.buffer_updated(n, now)
             if not n:
                 return 0
-            now = monotonic()
-            conn.buffer_updated(n, now)
             self.counters.bytes_in += n
             if not self._handshaken:
                 if isinstance(conn, ZMTPConnection):
@@ -347,8 +361,7 @@ class Session:
             engine.flush_now()
 
     def output_drained(self) -> None:
-        """The driver wrote everything it had. Ends a closing session once the
-        socket's last message (up to its DELIMITER) went out."""
+        """The driver wrote all it had: a closing session ends once its DELIMITER is out."""
         if self._linger.closing and self.pipe is not None and self.pipe.in_closed:
             self.finish()
 
@@ -377,8 +390,7 @@ class Session:
             raise failure  # met while encoding (collect_output)
         with self.lock:
             if self._zap.pending and isinstance(conn, ZMTPConnection):
-                # The ZAP handler answered: the mechanism continues, and its
-                # reply may finish the handshake.
+                # The ZAP handler answered: its reply may finish the handshake.
                 self._zap.deliver(conn, now)
                 if conn.handshake_done and not self._handshaken and self._handshake_complete(conn):
                     self._input_available(now)
@@ -388,7 +400,8 @@ class Session:
         if readahead.fire(now) and conn.has_pending_input:
             if readahead.nobody_parsed:
                 self._parse_into_pipe(conn)
-            self._rearm_readahead(conn, now)
+            if self.conn is conn:
+                readahead.rearm_unless_full(conn.has_pending_input, self.pipe, now)
         engine = self.engine
         if engine is not None:
             if has_output:
@@ -396,21 +409,10 @@ class Session:
             engine.schedule(self.next_deadline())
 
     def _wake_timer(self) -> None:
-        """Run `on_timer` on the driver soon (any thread): a ZAP answer came,
-        or encoding met a failure the driver must act on."""
+        """Run `on_timer` on the driver soon (any thread): ZAP answered, or encoding failed."""
         engine = self.engine
         if engine is not None:
             engine.schedule(monotonic())
-
-    def _rearm_readahead(self, conn: Connection, now: float) -> None:
-        """Bytes still wait: look again later - unless the pipe is full, in
-        which case the reader's next read parses them (no timer spins meanwhile)."""
-        pipe = self.pipe
-        if not conn.has_pending_input or pipe is None or self.conn is not conn:
-            return
-        if pipe.out_hwm and pipe.outbound_size >= pipe.out_hwm:
-            return
-        self._readahead.rearm(now)
 
     # ------------------------------------------------------------ failures
     def _fail_from_any_thread(self, err: ProtocolError) -> None:
@@ -432,8 +434,7 @@ class Session:
             self._no_reconnect = True
 
     def connection_lost(self) -> float | None:
-        """The driver's OS connection is gone. Returns the delay before the driver
-        should reconnect, or None if this session is over."""
+        """The OS connection is gone. Returns the delay before reconnecting, or None (over)."""
         conn, pipe, cfg = self.conn, self.pipe, self.config
         if conn is not None and pipe is not None and self._handshaken:
             with self.lock:  # deliver what the peer sent before it went away

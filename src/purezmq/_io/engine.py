@@ -161,7 +161,9 @@ class StreamEngine:
         hint = _waiting_bytes(self.fd) if conn is not None and conn.receiving_big_frame else -1
         while True:
             try:
-                n = self.session.receive_with(self.sock.recv_into, sizehint=hint)
+                n = self.session.receive_with(
+                    self.sock.recv_into, True, hint, self._recv_body(hint)
+                )
             except BlockingIOError:
                 return
             except ProtocolError as e:
@@ -337,7 +339,9 @@ class StreamEngine:
         hint = _waiting_bytes(self.fd) if conn is not None and conn.receiving_big_frame else -1
         while True:
             try:
-                n = self.session.receive_with(self.sock.recv_into, notify=False, sizehint=hint)
+                n = self.session.receive_with(
+                    self.sock.recv_into, False, hint, self._recv_body(hint)
+                )
             except (BlockingIOError, InterruptedError):
                 return True
             except ProtocolError as e:
@@ -361,6 +365,13 @@ class StreamEngine:
     def _protocol_error_soon(self, err: ProtocolError) -> None:
         """Report `err` on the reactor's thread (a direct read found it)."""
         self.io.call_soon(lambda: self._protocol_error(err))
+
+    def _recv_body(self, hint: int) -> Callable[[int], bytes] | None:
+        """`recv` when a big frame's body may be waiting whole in the kernel
+        (`hint`: FIONREAD while one arrives): the session may then receive it
+        as bytes of its own - `socket.recv` allocates without writing zeros,
+        as libzmq's malloc does, and nothing is copied afterwards."""
+        return self.sock.recv if hint > 0 else None
 
     def _read_more(self) -> int:
         """After a read: how many bytes to read again at once, or -1 to wait

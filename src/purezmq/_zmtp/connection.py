@@ -265,6 +265,20 @@ class ZMTPConnection:
         except Exception as exc:
             raise self._failed(internal_error(exc)) from exc
 
+    def direct_body(self, arrived: int) -> int:
+        """The size of a big frame's body to receive as bytes of its own now
+        (`arrived`: bytes the kernel holds), or 0 (see FrameDecoder.direct_body)."""
+        if self._error is not None or not self.handshake_done or self._transform:
+            return 0
+        return self._decoder.direct_body(arrived)
+
+    def body_received(self, data: bytes, now: float) -> None:
+        """The body `direct_body` asked for arrived: `data` is the frame."""
+        self._raise_if_failed()
+        self._decoder.body_received(data)
+        self._last_rx = now
+        self._heartbeat.traffic()
+
     def buffer_updated(self, nbytes: int, now: float) -> None:
         """`nbytes` were written into the last `get_buffer` view at `now`."""
         self._raise_if_failed()
