@@ -191,53 +191,34 @@ class Distributor:
             if not more:
                 self._flush()
             return
-        if self._log is not None:
-            if not more:
-                self._send_logged(pipes, [frame])
-                return
+        if more:
             self._start_multipart(pipes, frame)
+            return
+        if self._log is not None:
+            self._send_logged(pipes, [frame])
             return
         inactive = self._inactive
         failed: list[Pipe] | None = None
-        if not more:  # single-frame message: the common case, inlined
-            shared: Msg | None = None
-            for pipe in pipes:
-                if inactive and pipe in inactive:
-                    pipe.drops += 1
-                    continue
-                if pipe.shares_messages:
-                    if shared is None:
-                        shared = [frame]
-                    msg = shared
-                else:
-                    msg = [frame]
-                if not pipe.write(msg):
-                    pipe.drops += 1
-                    if failed is None:
-                        failed = [pipe]
-                    else:
-                        failed.append(pipe)
-            if failed is not None:
-                self._deactivate(failed)
-            return
-        targets: list[Pipe] = []
+        # A single-frame message: the common case, inlined.
+        shared: Msg | None = None
         for pipe in pipes:
             if inactive and pipe in inactive:
                 pipe.drops += 1
                 continue
-            if pipe.check_write():
-                targets.append(pipe)
-                continue
-            pipe.drops += 1
-            if failed is None:
-                failed = [pipe]
+            if pipe.shares_messages:
+                if shared is None:
+                    shared = [frame]
+                msg = shared
             else:
-                failed.append(pipe)
+                msg = [frame]
+            if not pipe.write(msg):
+                pipe.drops += 1
+                if failed is None:
+                    failed = [pipe]
+                else:
+                    failed.append(pipe)
         if failed is not None:
             self._deactivate(failed)
-        self._targets = targets
-        self._frames = [frame]
-        self.more = True
 
     def send_msg_to(self, pipes: Collection[Pipe], msg: Msg) -> None:
         """Send a whole message to `pipes`. `msg` itself goes to the first
@@ -352,7 +333,8 @@ class Distributor:
             self._deactivate(failed)
 
     def _start_multipart(self, pipes: Collection[Pipe], frame: Frame) -> None:
-        """First frame of a multipart message: choose (and check) its targets."""
+        """First frame of a multipart message: choose (and check) its targets
+        (a log's reader is asked for room, another pipe `check_write`)."""
         inactive = self._inactive
         targets: list[Pipe] = []
         failed: list[Pipe] = []
