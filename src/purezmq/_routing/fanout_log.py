@@ -221,6 +221,7 @@ class SharedLog:
             reader.next = end
             if reader.active:
                 self.active -= 1
+                reader.active = False  # it owes nothing any more (owed() is 0)
             self._readers.remove(reader)
             self._trim_locked()
 

@@ -181,9 +181,11 @@ def test_a_departing_reader_releases_what_it_did_not_take() -> None:
     log = reader(mine[0]).log
     assert len(take_all(mine[0])) == 3 * CHUNK_ENTRIES
     assert len(log._chunks) == 3  # still held for reader 1
+    assert mine[1].outbound_size == 3 * CHUNK_ENTRIES
     d.terminated(mine[1])
     assert len(log._chunks) == 0
     assert reader(mine[1]).take(1) == []
+    assert mine[1].outbound_size == 0  # nothing is queued for a pipe that is gone
 
 
 def test_inproc_peers_are_written_directly_beside_the_log() -> None:
