@@ -113,7 +113,7 @@ class Distributor:
                 self._direct.remove(pipe)
         reader = pipe.shared
         if reader is not None:
-            reader.log.leave(reader)
+            reader.log.retire(reader)  # its session still takes what it owes (LINGER)
         if self.more and pipe in self._targets:
             self._targets.remove(pipe)
 

@@ -131,6 +131,7 @@ class LogReader:
         "n_taken",
         "next",
         "pipe",
+        "retired",
         "stop",
     )
 
@@ -143,7 +144,8 @@ class LogReader:
         self.active = True
         self.asked_back = False  # inactive and drained: asked to come back
         self.asleep = False
-        self.gone = False
+        self.retired = False  # the socket let its pipe go: no new messages
+        self.gone = False  # its session ended too: nothing held for it
         # Messages addressed to us = (log.n_all - base_all) + n_sub.
         self.base_all = log.n_all
         self.n_sub = 0
@@ -207,8 +209,27 @@ class SharedLog:
         pipe.shared = reader
         return reader
 
-    def leave(self, reader: LogReader) -> None:
-        """The reader's pipe is gone: release what it had not taken."""
+    def retire(self, reader: LogReader) -> None:
+        """The socket let the reader's pipe go (closed, terminated): it gets
+        nothing more, but its session may still take what was queued for it
+        (LINGER), as from a pipe. `release` frees the rest."""
+        with self._lock:
+            if reader.gone or reader.retired:
+                return
+            reader.retired = True
+            reader.asked_back = True  # a retired reader never comes back
+            if reader.active:
+                self._seal_locked()  # what was appended so far is still its
+                reader.active = False
+                reader.stop = self._first + len(self._chunks)
+                self.active -= 1
+            self._sleepers.discard(reader)
+            reader.asleep = False
+            if reader in self._readers:
+                self._readers.remove(reader)
+
+    def release(self, reader: LogReader) -> None:
+        """The reader's session ended: free what it had not taken."""
         with self._lock:
             if reader.gone:
                 return
@@ -222,7 +243,8 @@ class SharedLog:
             if reader.active:
                 self.active -= 1
                 reader.active = False  # it owes nothing any more (owed() is 0)
-            self._readers.remove(reader)
+            if reader in self._readers:
+                self._readers.remove(reader)
             self._trim_locked()
 
     def deactivate(self, reader: LogReader) -> None:
@@ -243,7 +265,7 @@ class SharedLog:
         """Receive again, from the next message on, if the reader took all that
         was sealed for it (libzmq's pipe comes back at its low-water mark after
         a drop; ours at zero, where its chunks are free). True if it did."""
-        if reader.active or reader.gone:
+        if reader.active or reader.gone or reader.retired:
             return reader.active
         with self._lock:
             if reader.next < reader.stop:

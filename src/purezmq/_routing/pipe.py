@@ -553,6 +553,9 @@ class Pipe:
 
     def close(self) -> None:
         """Stop writing: the peer reads what we sent, then sees the pipe end."""
+        shared = self.peer.shared
+        if shared is not None:  # a session ends: what a fan-out log held for it goes
+            shared.log.release(shared)
         if not self.out_closed:
             self._pending = None
             self.out_closed = True

@@ -174,7 +174,7 @@ def test_nodrop_check_sees_a_full_reader() -> None:
     assert d.check_hwm(mine)
 
 
-def test_a_departing_reader_releases_what_it_did_not_take() -> None:
+def test_a_departing_reader_keeps_what_it_owes_until_its_session_ends() -> None:
     d, mine, _ = make(2)
     for i in range(3 * CHUNK_ENTRIES):
         d.send_to_all(b"%d" % i, False)
@@ -182,9 +182,18 @@ def test_a_departing_reader_releases_what_it_did_not_take() -> None:
     assert len(take_all(mine[0])) == 3 * CHUNK_ENTRIES
     assert len(log._chunks) == 3  # still held for reader 1
     assert mine[1].outbound_size == 3 * CHUNK_ENTRIES
+    # The socket lets the pipe go (close, LINGER): nothing new for it...
     d.terminated(mine[1])
+    d.send_to_all(b"after", False)
+    assert take_all(mine[0]) == [[b"after"]]
+    # ...but its session still takes what was queued before.
+    r1 = reader(mine[1])
+    assert len(r1.take(1)[0].msgs) == CHUNK_ENTRIES
+    assert mine[1].outbound_size == 2 * CHUNK_ENTRIES
+    # The session ends (its end of the pipe closes): the rest is freed.
+    mine[1].peer.close()
     assert len(log._chunks) == 0
-    assert reader(mine[1]).take(1) == []
+    assert r1.take(1) == []
     assert mine[1].outbound_size == 0  # nothing is queued for a pipe that is gone
 
 
