@@ -13,7 +13,10 @@ outside a running loop use the context's I/O thread, and still work.
 
 Every operation returns a Future at once (pyzmq does the same): it is tried
 immediately and, if it would block, queued in order and retried when the
-socket signals a change. Cancellation loses nothing: a cancelled receive
+socket signals a change. A message read by the loop completes the waiting
+future within the readiness callback that read it (`AsyncioReactor.defer`),
+so a round trip costs the loop two iterations: the reply's arrival, and the
+task that awaited it. Cancellation loses nothing: a cancelled receive
 leaves its message for the next one (even when the cancellation lands after
 the message was taken, see `_RecvFuture`), and a cancelled send has sent the
 whole message or none of it.
@@ -34,7 +37,7 @@ from collections.abc import Callable, Generator, Sequence
 from typing import Any, ClassVar, TypeVar
 
 from purezmq import constants as C
-from purezmq._io.aio import AsyncioDriver, loop_supports_readers
+from purezmq._io.aio import AsyncioDriver, AsyncioReactor, loop_supports_readers
 from purezmq.error import Again, ZMQError
 from purezmq.sugar import context as _sync_context
 from purezmq.sugar import poll as _sync_poll
@@ -75,13 +78,19 @@ class _RecvFuture(asyncio.Future[_T]):
 
 
 class _Op:
-    __slots__ = ("args", "future", "kind", "timer")
+    """A queued operation. While queued, its future has `forget` as a done
+    callback (a cancelled or timed-out operation leaves the queue); the
+    socket completes it only after taking it out of the queue and removing
+    that callback, so a completion schedules nothing but the awaiting task."""
+
+    __slots__ = ("args", "forget", "future", "kind", "timer")
 
     def __init__(self, kind: int, future: asyncio.Future[Any], args: tuple[Any, ...]) -> None:
         self.kind = kind
         self.future = future
         self.args = args
         self.timer: asyncio.TimerHandle | None = None
+        self.forget: Callable[[asyncio.Future[Any]], None] | None = None
 
 
 class Socket(_sync_socket.Socket):
@@ -93,6 +102,7 @@ class Socket(_sync_socket.Socket):
     _ops: deque[_Op]
     _wake_pending: bool
     _fd_users: bool
+    _reactor: AsyncioReactor | None
 
     def __init__(
         self,
@@ -110,6 +120,7 @@ class Socket(_sync_socket.Socket):
         object.__setattr__(self, "_loop_thread", 0)
         object.__setattr__(self, "_ops", deque())
         object.__setattr__(self, "_wake_pending", False)
+        object.__setattr__(self, "_reactor", None)
         # A shadowed sync socket still blocks on the FD: keep signalling it.
         object.__setattr__(self, "_fd_users", _from_socket is not None)
         if io_loop is not None:
@@ -134,7 +145,9 @@ class Socket(_sync_socket.Socket):
         core = self._core
         core.set_waker(self._core_woke)
         if loop_supports_readers(loop):
-            core.driver = _driver_for(self.context, loop)
+            driver = _driver_for(self.context, loop)
+            core.driver = driver
+            object.__setattr__(self, "_reactor", driver.reactor)
 
     def _get_loop(self) -> asyncio.AbstractEventLoop:
         loop = self._loop
@@ -152,7 +165,11 @@ class Socket(_sync_socket.Socket):
         if threading.get_ident() == self._loop_thread:
             if not self._wake_pending:
                 object.__setattr__(self, "_wake_pending", True)
-                loop.call_soon(self._service)
+                # Woken by the loop's own read (the usual case): serviced as
+                # soon as that handler returns, not an iteration later.
+                reactor = self._reactor
+                if reactor is None or not reactor.defer(self._service):
+                    loop.call_soon(self._service)
         else:
             try:
                 loop.call_soon_threadsafe(self._service)
@@ -168,7 +185,8 @@ class Socket(_sync_socket.Socket):
 
     # ------------------------------------------------------------ operations
     def _try(self, op: _Op) -> bool:
-        """Attempt `op` without blocking; True when its future got an outcome."""
+        """Attempt `op` without blocking; True when its future got an outcome
+        (a queued `op` has then left the queue)."""
         fut = op.future
         try:
             kind = op.kind
@@ -192,10 +210,21 @@ class Socket(_sync_socket.Socket):
         except Again:
             return False
         except Exception as exc:
+            if op.forget is not None:
+                self._dequeue(op)
             fut.set_exception(exc)
             return True
+        if op.forget is not None:
+            self._dequeue(op)
         fut.set_result(result)
         return True
+
+    def _dequeue(self, op: _Op) -> None:
+        """Take the queued `op` out before completing it (see `_Op`)."""
+        forget, op.forget = op.forget, None
+        if forget is not None:
+            op.future.remove_done_callback(forget)
+        self._forget(op)
 
     def _try_recv(self, whole: bool, copy: bool, fut: asyncio.Future[Any]) -> Any:
         """The received message (as the operation asked) or `_NOTHING`."""
@@ -231,17 +260,19 @@ class Socket(_sync_socket.Socket):
             fut.set_exception(ZMQError(errno.ENOTSOCK, "Socket is closed"))
             return fut
         # Keep order: try at once only if nothing of the same direction waits.
-        direction = _DIRECTION[kind]
-        if not any(_DIRECTION[o.kind] == direction for o in self._ops) and self._try(op):
+        ops = self._ops
+        waiting = ops and any(_DIRECTION[o.kind] == _DIRECTION[kind] for o in ops)
+        if not waiting and self._try(op):
             return fut
         if nonblock:
             fut.set_exception(Again())
             return fut
-        self._ops.append(op)
+        ops.append(op)
         timeout = self._timeout_for(kind)
         if timeout >= 0:
             op.timer = loop.call_later(timeout / 1000.0, self._expire, op)
-        fut.add_done_callback(lambda f: self._forget(op))
+        op.forget = forget = lambda f: self._forget(op)
+        fut.add_done_callback(forget)
         return fut
 
     def _timeout_for(self, kind: int) -> int:
@@ -258,8 +289,12 @@ class Socket(_sync_socket.Socket):
     def _forget(self, op: _Op) -> None:
         if op.timer is not None:
             op.timer.cancel()
+        ops = self._ops
+        if ops and ops[0] is op:
+            ops.popleft()
+            return
         try:
-            self._ops.remove(op)
+            ops.remove(op)
         except ValueError:
             pass
 

@@ -211,7 +211,11 @@ class StreamEngine:
 
     # ------------------------------------------------------------ any thread
     def kick_output(self) -> None:
-        """Messages were queued: write now from this thread, or have the loop batch."""
+        """Messages were queued: write now from this thread, or have the loop batch.
+
+        "This thread" includes an asyncio loop's, between the reactor's
+        callbacks: the application's task sends there, and deferring its
+        write to a callback cost a loop iteration per message."""
         if self._closed or self._out:
             return  # POLLOUT is armed: the loop writes when the kernel has room
         now = monotonic()
@@ -219,7 +223,7 @@ class StreamEngine:
         if (
             now - self._last_write >= SPARSE_GAP
             and now - burst.at >= SPARSE_GAP
-            and _get_ident() != self._io_ident
+            and (_get_ident() != self._io_ident or self.io.between_callbacks())
             and self._write_lock.acquire(False)
         ):
             try:

@@ -58,6 +58,11 @@ class Reactor(Protocol):
     def call_soon(self, fn: Callable[[], None]) -> None:
         """Run `fn` on the reactor's thread soon. Any thread."""
 
+    def between_callbacks(self) -> bool:
+        """On the reactor's thread but in none of its callbacks: application
+        code on an event loop the reactor shares (asyncio). Never true for
+        the I/O thread, where everything runs in a callback."""
+
     def call_at(self, when: float, fn: Callable[[], None]) -> Timer:
         """Run `fn` at monotonic time `when`. Reactor thread only."""
 

@@ -12,6 +12,15 @@ driver.
 Everything runs on the loop's thread; only `call_soon` and `set_interest`
 may come from elsewhere (an inproc peer in another thread), and they go
 through `call_soon_threadsafe`.
+
+A message that arrives is delivered within the readiness callback that read
+it: the socket it woke asks to be serviced once the handler returns
+(`defer`), and completes its waiting future there - not one loop iteration
+later through `call_soon`. And between the reactor's own callbacks the
+application's code runs on this thread too (`between_callbacks`): an engine
+may then write a message straight away, as it does from another thread,
+instead of leaving it to a callback of the next iteration. A round trip is
+two loop iterations (the reply's readiness; the awaiting task), not four.
 """
 
 from __future__ import annotations
@@ -53,6 +62,11 @@ class AsyncioReactor:
         self._ident = threading.get_ident()
         self._handlers: dict[int, IOHandler] = {}
         self._masks: dict[int, int] = {}
+        #: True while one of our callbacks runs (a handler, a timer, a call).
+        self._busy = False
+        #: What `defer` queued during the readiness handler now running.
+        self._after: list[Callable[[], None]] = []
+        self._handling = False
 
     def __repr__(self) -> str:
         return f"<AsyncioReactor {self.loop!r}>"
@@ -81,6 +95,20 @@ class AsyncioReactor:
             self.call_soon(lambda: self._apply(fd, mask))
 
     # ------------------------------------------------------------ loop thread
+    def between_callbacks(self) -> bool:
+        """On the loop's thread, outside any of our callbacks: the application
+        runs (an engine may write now; nothing of its own is half done)."""
+        return not self._busy and threading.get_ident() == self._ident
+
+    def defer(self, fn: Callable[[], None]) -> bool:
+        """Run `fn` right after the readiness handler now running returns, in
+        the same loop callback; False (nothing queued) when no handler runs on
+        this thread - the caller then uses `loop.call_soon`."""
+        if not self._handling or threading.get_ident() != self._ident:
+            return False
+        self._after.append(fn)
+        return True
+
     def call_at(self, when: float, fn: Callable[[], None]) -> LoopTimer:
         handle = self.loop.call_later(max(0.0, when - monotonic()), self._guarded, fn)
         return LoopTimer(when, handle)
@@ -124,6 +152,7 @@ class AsyncioReactor:
         handler = self._handlers.get(fd)
         if handler is None:
             return
+        self._busy = self._handling = True
         try:
             if what == READ:
                 handler.on_readable()
@@ -136,10 +165,24 @@ class AsyncioReactor:
                 handler.on_poll_error(exc)
             except Exception:
                 log.exception("purezmq: closing failed handler %r raised", handler)
+        finally:
+            self._busy = self._handling = False
+        after = self._after
+        if after:
+            # The handler is done: what it woke runs as application code
+            # would (its sends may write at once), before the loop's next turn.
+            self._after = []
+            for fn in after:
+                try:
+                    fn()
+                except Exception:
+                    log.exception("purezmq: deferred call %r failed", fn)
 
-    @staticmethod
-    def _guarded(fn: Callable[[], None]) -> None:
+    def _guarded(self, fn: Callable[[], None]) -> None:
+        self._busy = True
         try:
             fn()
         except Exception:
             log.exception("purezmq: loop callback %r failed", fn)
+        finally:
+            self._busy = False

@@ -153,6 +153,9 @@ class IOThread:
     def in_thread(self) -> bool:
         return _get_ident() == self._ident
 
+    def between_callbacks(self) -> bool:
+        return False  # the I/O thread runs nothing but its callbacks
+
     def call_soon(self, fn: Callable[[], None]) -> None:
         """Run `fn` on the I/O thread at its next turn.
 
