@@ -13,7 +13,7 @@ import pytest
 
 import purezmq as zmq
 
-from .conftest import bind_any, inproc_name, wait_until
+from .conftest import Events, bind_any, inproc_name, wait_until
 
 NETWORK = pytest.mark.parametrize("transport", ["tcp", "ipc"])
 SLACK_S = 5.0
@@ -117,6 +117,39 @@ def test_linger_infinite_waits_for_delivery(make, own_ctx, late_endpoint):
     assert pull.recv() == b"eventually"
     term.join(SLACK_S)
     assert not term.is_alive()
+
+
+@NETWORK
+@pytest.mark.parametrize("kind", ["SUB", "XSUB"])
+def test_subscriber_whose_publisher_left_does_not_hold_term(make, own_ctx, late_endpoint, kind):
+    """SUB and XSUB default to LINGER 0, as in libzmq: their queue to a
+    publisher is subscriptions, sent again on every connection. Here the
+    publisher has gone, the subscriber learnt it (its subscription queued
+    again for the next connection, and an XSUB queued a message of its own)
+    and then closes: term() returns instead of reconnecting for ever (with
+    LINGER -1 it would wait, in libzmq too - the CLI's `sub` hung so)."""
+    c = own_ctx()
+    sub = c.socket(getattr(zmq, kind))
+    assert sub.linger == 0  # the type's default
+    events = Events(sub, zmq.EVENT_DISCONNECTED)
+    sub.connect(late_endpoint)
+    pub = make(zmq.XPUB)
+    pub.bind(late_endpoint)
+    if kind == "SUB":
+        sub.subscribe(b"w")
+    else:
+        sub.send(b"\x01w")
+    assert pub.recv() == b"\x01w"
+    pub.close()
+    events.wait_for(zmq.EVENT_DISCONNECTED)
+    assert sub.poll(100) == 0  # the socket handles the reconnection (queues "w" again)
+    if kind == "XSUB":
+        sub.send(b"for a publisher that never returns")
+    events.mon.close()
+    sub.close()
+    term = _term_in_thread(c)
+    term.join(SLACK_S)
+    assert not term.is_alive(), "term() waits for a publisher that has gone"
 
 
 def test_close_linger_argument_overrides_option(own_ctx, ipc_dir):

@@ -124,3 +124,29 @@ def test_commands_shown_in_the_docs_parse(page: str) -> None:
             assert words[1] in ("init", "capture", "ls", "cat", "replay", "retain", "verify")
             continue
         build_parser().parse_args(words)  # exits (status 2) on a bad one
+
+
+@pytest.mark.parametrize(
+    ("argv", "linger"),
+    [
+        (["sub", "-c", "tcp://127.0.0.1:1"], 0),  # SUB's own default, as libzmq
+        (["recv", "-t", "XSUB", "-c", "tcp://127.0.0.1:1"], 0),
+        (["pub", "-b", "tcp://127.0.0.1:*"], -1),  # queued messages are delivered
+        (["send", "-c", "tcp://127.0.0.1:1"], -1),
+        (["sub", "-c", "tcp://127.0.0.1:1", "--linger", "2.5"], 2500),
+    ],
+)
+def test_linger_defaults_to_the_socket_types_own(argv: list[str], linger: int) -> None:
+    """Without --linger a socket keeps libzmq's LINGER for its type: a `sub`
+    whose publisher had gone (its subscriptions queued again for the next
+    connection) waited for ever at exit under the -1 the CLI used to set."""
+    from purezmq.cli.common import new_socket
+
+    args = build_parser().parse_args(argv)
+    ctx = purezmq.Context()
+    sock = new_socket(ctx, args)
+    try:
+        assert sock.linger == linger
+    finally:
+        sock.close(linger=0)
+        ctx.term()

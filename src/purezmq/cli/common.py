@@ -173,9 +173,10 @@ def add_socket_arguments(
         "integers; repeatable; applied before binding and connecting",
     )  # fmt: skip
     g.add_argument(
-        "--linger", type=duration, default=float("inf"), metavar="SECONDS",
+        "--linger", type=duration, default=None, metavar="SECONDS",
         help="on exit, how long queued messages may take to go out before they are "
-        "dropped (default: until they are delivered, as libzmq; 0 drops them at once)",
+        "dropped (default: libzmq's for the socket type: until they are delivered, "
+        "and 0 for SUB and XSUB, whose queue is subscriptions; 0 drops them at once)",
     )  # fmt: skip
     g.add_argument(
         "-v", "--verbose", action="store_true",
@@ -233,7 +234,8 @@ def new_socket(ctx: Any, a: argparse.Namespace, type_name: str | None = None) ->
     """A socket with the options of `a` (and its events on stderr with
     --verbose), not yet bound or connected."""
     sock = ctx.socket(getattr(zmq, type_name or a.type))
-    sock.linger = to_ms(a.linger)
+    if a.linger is not None:  # else the type's own default (SUB: 0, as libzmq)
+        sock.linger = to_ms(a.linger)
     for spec in a.option:
         set_option(sock, spec)
     if getattr(a, "verbose", False):
