@@ -50,6 +50,8 @@ _POLLIN = int(C.POLLIN)
 _POLLOUT = int(C.POLLOUT)
 
 _RECV, _RECV_MULTIPART, _SEND, _SEND_MULTIPART, _POLL = range(5)
+_get_running_loop = asyncio._get_running_loop
+_Future = asyncio.Future
 #: `_try_recv` found no message (an operation that must wait, not an error).
 _NOTHING: Any = object()
 
@@ -158,6 +160,17 @@ class Socket(_sync_socket.Socket):
 
     def _core_woke(self) -> None:
         """The core's owner must look (any thread; the core holds its post lock)."""
+        reactor = self._reactor
+        if (
+            reactor is not None
+            and not self._wake_pending
+            and not self._fd_users
+            and reactor.defer(self._service)
+        ):
+            # Woken by the loop's own read (the usual case): serviced as soon
+            # as that handler returns, not an iteration later.
+            object.__setattr__(self, "_wake_pending", True)
+            return
         loop = self._loop
         if loop is None or loop.is_closed():
             self._core.signal_fd()
@@ -165,11 +178,7 @@ class Socket(_sync_socket.Socket):
         if threading.get_ident() == self._loop_thread:
             if not self._wake_pending:
                 object.__setattr__(self, "_wake_pending", True)
-                # Woken by the loop's own read (the usual case): serviced as
-                # soon as that handler returns, not an iteration later.
-                reactor = self._reactor
-                if reactor is None or not reactor.defer(self._service):
-                    loop.call_soon(self._service)
+                loop.call_soon(self._service)
         else:
             try:
                 loop.call_soon_threadsafe(self._service)
@@ -184,37 +193,36 @@ class Socket(_sync_socket.Socket):
         return super().fileno()
 
     # ------------------------------------------------------------ operations
-    def _try(self, op: _Op) -> bool:
-        """Attempt `op` without blocking; True when its future got an outcome
-        (a queued `op` has then left the queue)."""
-        fut = op.future
+    def _try(
+        self, kind: int, args: tuple[Any, ...], fut: asyncio.Future[Any], op: _Op | None = None
+    ) -> bool:
+        """Attempt an operation without blocking; True when `fut` got an
+        outcome (a queued one, `op`, has then left the queue)."""
         try:
-            kind = op.kind
-            if kind in (_RECV, _RECV_MULTIPART):
-                flags, copy, _track = op.args
-                result = self._try_recv(kind == _RECV_MULTIPART, copy, fut)
+            if kind <= _RECV_MULTIPART:
+                result = self._try_recv(kind == _RECV_MULTIPART, args[1], fut)
                 if result is _NOTHING:
                     return False
             elif kind == _SEND:
-                data, flags, copy, track = op.args
+                data, flags, copy, track = args
                 result = _sync_socket.Socket.send(self, data, flags | _NOBLOCK, copy, track)
             elif kind == _SEND_MULTIPART:
-                parts, flags, copy, track, kwargs = op.args
+                parts, flags, copy, track, kwargs = args
                 result = _sync_socket.Socket.send_multipart(
                     self, parts, flags | _NOBLOCK, copy, track, **kwargs
                 )
             else:
-                result = self._core.events() & op.args[0]
+                result = self._core.events() & args[0]
                 if not result:
                     return False
         except Again:
             return False
         except Exception as exc:
-            if op.forget is not None:
+            if op is not None:
                 self._dequeue(op)
             fut.set_exception(exc)
             return True
-        if op.forget is not None:
+        if op is not None:
             self._dequeue(op)
         fut.set_result(result)
         return True
@@ -251,22 +259,27 @@ class Socket(_sync_socket.Socket):
             self._schedule_service()
 
     def _add(self, kind: int, args: tuple[Any, ...], nonblock: bool) -> asyncio.Future[Any]:
-        loop = self._get_loop()
+        # Every send and receive comes here: the common case (the socket's
+        # loop is the running one, nothing queued, the try succeeds or the
+        # operation is queued) costs as few interpreted calls as it can.
+        loop = self._loop
+        if loop is None or loop is not _get_running_loop():
+            loop = self._get_loop()
         fut: asyncio.Future[Any] = (
-            _RecvFuture(loop=loop) if kind in (_RECV, _RECV_MULTIPART) else loop.create_future()
+            _RecvFuture(loop=loop) if kind <= _RECV_MULTIPART else _Future(loop=loop)
         )
-        op = _Op(kind, fut, args)
-        if self.closed:
+        if self._core.closed:
             fut.set_exception(ZMQError(errno.ENOTSOCK, "Socket is closed"))
             return fut
         # Keep order: try at once only if nothing of the same direction waits.
         ops = self._ops
         waiting = ops and any(_DIRECTION[o.kind] == _DIRECTION[kind] for o in ops)
-        if not waiting and self._try(op):
+        if not waiting and self._try(kind, args, fut):
             return fut
         if nonblock:
             fut.set_exception(Again())
             return fut
+        op = _Op(kind, fut, args)
         ops.append(op)
         timeout = self._timeout_for(kind)
         if timeout >= 0:
@@ -321,7 +334,7 @@ class Socket(_sync_socket.Socket):
             direction = _DIRECTION[op.kind]
             if direction in blocked:
                 continue
-            if not self._try(op):
+            if not self._try(op.kind, op.args, op.future, op):
                 blocked.add(direction)
 
     # ------------------------------------------------------------ pyzmq API

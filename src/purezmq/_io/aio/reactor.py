@@ -29,6 +29,7 @@ import asyncio
 import logging
 import threading
 from collections.abc import Callable
+from typing import Protocol
 
 from purezmq._core.clock import monotonic
 from purezmq._io.reactor import READ, WRITE, IOHandler
@@ -36,20 +37,29 @@ from purezmq._io.reactor import READ, WRITE, IOHandler
 log = logging.getLogger("purezmq")
 
 
+class _Cancellable(Protocol):
+    """A loop's timer handle (asyncio's `TimerHandle`, uvloop's own class)."""
+
+    def cancel(self) -> None: ...
+
+
 class LoopTimer:
-    """A loop timer with the `Timer` face (monotonic `when`, `cancelled`)."""
+    """A loop timer with the `Timer` face (monotonic `when`, `cancelled`).
 
-    __slots__ = ("_handle", "when")
+    `cancelled` is a plain attribute, set by `cancel`, not a question to the
+    loop's handle: the engine reads it for every message it receives (is the
+    read-ahead timer still armed?), and only we cancel the handle. The handle
+    is whatever the loop returns (uvloop's is not `asyncio.TimerHandle`)."""
 
-    def __init__(self, when: float, handle: asyncio.TimerHandle) -> None:
+    __slots__ = ("_handle", "cancelled", "when")
+
+    def __init__(self, when: float, handle: _Cancellable) -> None:
         self.when = when
         self._handle = handle
-
-    @property
-    def cancelled(self) -> bool:
-        return self._handle.cancelled()
+        self.cancelled = False
 
     def cancel(self) -> None:
+        self.cancelled = True
         self._handle.cancel()
 
 
