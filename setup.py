@@ -34,7 +34,7 @@ from setuptools.command.build_py import build_py
 #: chosen by profile (benchmarks/micro). Adding a module is one line here; it
 #: must follow the rules of docs/design.md ("The compiled build"). Not here on
 #: purpose: the exception modules (not hot, and interpreted code subclasses
-#: them), metadata and the mechanisms (handshake only).
+#: them) and the mechanisms (tests subclass them).
 COMPILED_MODULES = [
     # _zmtp: the frame codec and the connection's data path.
     "_zmtp/bigframe.py",
@@ -45,6 +45,7 @@ COMPILED_MODULES = [
     "_zmtp/greeting.py",
     "_zmtp/heartbeat.py",
     "_zmtp/legacy.py",
+    "_zmtp/metadata.py",
     "_zmtp/socktypes.py",
     "_zmtp/v1.py",
     # _routing: pipes, strategies and the socket types.
@@ -77,18 +78,26 @@ COMPILED_MODULES = [
     "_routing/patterns/sub.py",
     "_routing/patterns/xpub.py",
     "_routing/patterns/xsub.py",
-    # _core: the socket's send/receive path, its mailbox and its sessions.
+    # _core: the socket's send/receive path, its mailbox, its sessions and
+    # their set-up (endpoints, options, security).
     "_core/commands.py",
     "_core/connections.py",
+    "_core/endpoints.py",
     "_core/intake.py",
+    "_core/options.py",
     "_core/outflow.py",
     "_core/receiving.py",
+    "_core/security.py",
     "_core/session.py",
+    "_core/session_config.py",
     "_core/sessions.py",
     "_core/socket_core.py",
     "_core/stats.py",
-    # _io: the stream engine and a socket's waits.
+    # _io: the stream engine, its connect/listen set-up and a socket's waits.
+    "_io/connecter.py",
+    "_io/driver.py",
     "_io/engine.py",
+    "_io/listener.py",
     "_io/threaded/iothread.py",
     "_io/waiter.py",
     # The facade's per-message entry points (Socket.send/recv of one frame).

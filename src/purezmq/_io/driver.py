@@ -20,6 +20,7 @@ from purezmq import constants as C
 from purezmq._core.protocols import Driver, InprocPeer, SessionOwner
 from purezmq._core.session import Session
 from purezmq._core.session_config import SessionConfig
+from purezmq._mypyc import mypyc_attr
 from purezmq._routing.pipe import Pipe
 from purezmq._transport.address import (
     AddressError,
@@ -43,6 +44,11 @@ from .udp import open_udp_endpoint
 
 _EVENT_ACCEPT_FAILED = int(C.EVENT_ACCEPT_FAILED)
 _EVENT_CLOSED = int(C.EVENT_CLOSED)
+
+#: How long a caller waits for work it hands to the reactor (`run_and_wait`):
+#: closing a listener takes microseconds; the limit only matters if the
+#: reactor is wedged.
+RUN_AND_WAIT_TIMEOUT = 5.0
 
 
 def _stream_driver(driver: Driver) -> StreamDriver:
@@ -123,6 +129,7 @@ class ConnectHandle:
         self.driver = target
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # ThreadedDriver, AsyncioDriver
 class StreamDriver:
     """Runs tcp/ipc endpoints on one reactor (see the module docstring)."""
 
@@ -132,8 +139,17 @@ class StreamDriver:
     def stop(self, timeout: float | None = None) -> None:
         """Release the reactor's resources (subclasses that own one)."""
 
-    def run_and_wait(self, fn: Callable[[], None], timeout: float = 5.0) -> None:
-        """Run `fn` on the I/O thread and wait for it (directly if already there)."""
+    def run_and_wait(self, fn: Callable[[], None]) -> None:
+        """Run `fn` on the I/O thread and wait for it (directly if already there),
+        at most RUN_AND_WAIT_TIMEOUT seconds.
+
+        The limit is a constant, not a defaulted parameter, on purpose: this
+        class is compiled with interpreted subclasses (ThreadedDriver,
+        AsyncioDriver), and mypyc's glue for such a subclass passes a missing
+        float default through as 0.0 (it tests the old -113.0 marker, not the
+        bitmap the compiled caller sets), so compiled callers got a wait of 0 s
+        and close() returned before the listener was closed: a socket closed
+        and bound again at once found its address in use."""
         if self.io.in_thread() or not self.io.alive:
             fn()
             return
@@ -146,7 +162,7 @@ class StreamDriver:
                 done.set()
 
         self.io.call_soon(call)
-        done.wait(timeout)
+        done.wait(RUN_AND_WAIT_TIMEOUT)
 
     # ------------------------------------------------------------ bind
     def bind(

@@ -99,7 +99,7 @@ def test_open_socket_applies_the_options() -> None:
 def test_socket_options_reach_the_transport(
     monkeypatch: pytest.MonkeyPatch, kind: str, sender: bool
 ) -> None:
-    from purezmq._io.driver import StreamDriver
+    from purezmq._io.threaded import ThreadedDriver
     from purezmq._transport.pgm import MulticastConfig
 
     seen: list[MulticastConfig] = []
@@ -108,7 +108,9 @@ def test_socket_options_reach_the_transport(
         seen.append(config)
         raise OSError(errno.EADDRNOTAVAIL, "stop here")
 
-    monkeypatch.setattr(StreamDriver, "multicast", fake)
+    # The context's driver is a ThreadedDriver: an interpreted subclass, so it
+    # can be patched in the compiled build too (StreamDriver itself cannot).
+    monkeypatch.setattr(ThreadedDriver, "multicast", fake)
     values = {
         zmq.RATE: 5000,
         zmq.RECOVERY_IVL: 2000,
