@@ -65,6 +65,10 @@ MIN_READ: Final = 4096
 #: Size of the ring read after a big frame: the next frames' headers
 #: (identity, delimiter, size), not the next body (see the module docstring).
 HEADER_READ: Final = 512
+#: Bytes of the ring `_scan_for_big` copies at a time to read headers from
+#: (hundreds of small frames per copy; one header per copy for frames near
+#: BIG_FRAME, at the cost of a small memcpy).
+SCAN_WINDOW: Final = 2048
 
 _COMMAND_MORE: Final = FLAG_COMMAND | FLAG_MORE
 
@@ -286,20 +290,35 @@ class FrameDecoder:
             self._markers = {at - shift: big for at, big in self._markers.items()}
 
     def _scan_for_big(self) -> BigFrame | None:
-        """Walk complete frames; start big-frame mode if one is arriving."""
-        buf, end, markers = self._buf, self._end, self._markers
+        """Walk complete frames; start big-frame mode if one is arriving.
+
+        The I/O thread walks every frame it receives here, so with small
+        messages this loop is much of its work per message. It reads the
+        headers from a `bytes` copy of up to SCAN_WINDOW bytes of the ring
+        (copied again when the walk leaves it), as `decode` reads its
+        snapshot: compiled, indexing bytes is a native load, indexing the
+        bytearray a generic call that boxes its index and its result."""
+        mv, end, markers = self._mv, self._end, self._markers
         p = max(self._scan, self._pos)
+        win = b""
+        base = p  # ring offset of win[0]
         while end - p >= 2:
-            flags = buf[p]
+            i = p - base
+            if i + 9 > len(win) and base + len(win) < end:
+                base = p
+                i = 0
+                win = bytes(mv[p : min(end, p + SCAN_WINDOW)])
+            flags = win[i]
+            size: int
             if flags & FLAG_LONG:
                 if end - p < 9:
                     break
-                size = unpack_u64_from(buf, p + 1)[0]
+                size = unpack_u64_from(win, i + 1)[0]
                 h = p + 9
                 if size > MAX_FRAME_SIZE:
                     break  # the parser rejects it
             else:
-                size = buf[p + 1]
+                size = win[i + 1]
                 h = p + 2
             if size >= BIG_FRAME:
                 if h in markers:  # body already in its own storage

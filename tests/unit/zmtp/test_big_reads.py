@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from purezmq._zmtp import BIG_FRAME
-from purezmq._zmtp.decoder import HEADER_READ, MIN_READ, FrameDecoder
+from purezmq._zmtp.decoder import HEADER_READ, MIN_READ, SCAN_WINDOW, FrameDecoder
 
 from .helpers import data_frame, message_bytes
 
@@ -124,6 +124,52 @@ def test_small_messages_after_a_big_frame_arrive_intact() -> None:
     while dec.decode(out, 1 << 30) is not None:
         pass
     assert out == [[big], *small]
+
+
+def test_a_big_frame_behind_many_unparsed_small_ones_is_found() -> None:
+    """The I/O thread's header walk (`_scan_for_big`) reads the ring through
+    windows of SCAN_WINDOW bytes: frames of every header shape, some longer
+    than a window, and headers cut by a window's end, ahead of a big frame
+    nobody has parsed yet; the next view offered for reading is the big
+    frame's storage, and every message comes out whole."""
+    shapes = [1, 200, 300, SCAN_WINDOW + 5, 7, BIG_FRAME - 1]
+    small = [[bytes([i % 251]) * shapes[i % len(shapes)]] for i in range(120)]
+    big = b"z" * (BIG_FRAME * 3)
+    head = b"".join(message_bytes(m) for m in small)
+    assert len(head) > 20 * SCAN_WINDOW
+    wire = head + data_frame(big)
+    dec = framing_decoder()
+    feed(dec, wire[: len(head) + 100])  # the big header and part of its body
+    dec.get_buffer()
+    assert dec._big is not None
+    assert dec._big.filled == 100 - 9
+    feed(dec, wire[len(head) + 100 :])
+    out: list[list[bytes]] = []
+    while dec.decode(out, 1 << 30) is not None:
+        pass
+    assert out == [*small, [big]]
+
+
+def test_a_long_header_cut_by_the_scan_window_is_read_whole() -> None:
+    """A 9-byte header that starts a few bytes before the end of the walk's
+    first window (SCAN_WINDOW bytes from where the first full read begins)."""
+    small = [[b"s" * 200] for _ in range(SCAN_WINDOW // 202)]  # 202 bytes each on the wire
+    lead = sum(len(message_bytes(m)) for m in small)
+    small.append([b"t" * (SCAN_WINDOW - 4 - lead - 2)])  # the long header starts 4 bytes before
+    small.append([b"u" * 300])  # a long header (300 > 255)
+    head = b"".join(message_bytes(m) for m in small)
+    assert len(head) - (300 + 9) == SCAN_WINDOW - 4
+    big = b"z" * (BIG_FRAME * 3)
+    wire = head + data_frame(big)
+    dec = framing_decoder()
+    feed(dec, wire[: len(head) + 100])
+    dec.get_buffer()
+    assert dec._big is not None
+    feed(dec, wire[len(head) + 100 :])
+    out: list[list[bytes]] = []
+    while dec.decode(out, 1 << 30) is not None:
+        pass
+    assert out == [*small, [big]]
 
 
 sizes = st.one_of(
