@@ -103,6 +103,7 @@ def test_large_messages_are_not_taken_out_and_handed_back() -> None:
             return super().popleft()
 
     r._in = CountingDeque(r._in)  # the writer is done: only the reader's view matters
+    r._pop = r._in.popleft  # read() pops through its bound popleft
     got, size = r.read_many(1024, 1000)
     assert got == [big] and size == 4096
     assert pops == 1
