@@ -104,11 +104,9 @@ class XPub(Pattern):
         self._plain = self._lossy and not self._invert and not last_value
 
     #: Session pipes read through one shared log (`fanout_log`): a message is
-    #: queued and encoded once for all subscribers. Off until an intermittent
-    #: loss seen once in CI (tests/cli/test_transfer.py::
-    #: test_sub_gets_the_topics_it_asked_for, a PUB that sends and exits at
-    #: once) is explained; docs/benchmarks.md's run 6 measured it on.
-    shared_output: ClassVar[bool] = False
+    #: queued and encoded once for all subscribers. A class attribute so that a
+    #: test or a measurement can compare with the pipe-per-subscriber path.
+    shared_output: ClassVar[bool] = True
 
     def with_output_lock(self, lock: Mutex) -> Pattern:
         """With `shared_output`, session pipes read through one shared log."""
