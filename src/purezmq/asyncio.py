@@ -37,7 +37,7 @@ from collections.abc import Callable, Generator, Sequence
 from typing import Any, ClassVar, TypeVar
 
 from purezmq import constants as C
-from purezmq._io.aio import AsyncioDriver, AsyncioReactor, loop_supports_readers
+from purezmq._io.aio import AsyncioDriver, AsyncioReactor, LoopWaker, loop_supports_readers
 from purezmq.error import Again, ZMQError
 from purezmq.sugar import context as _sync_context
 from purezmq.sugar import poll as _sync_poll
@@ -48,12 +48,12 @@ _T = TypeVar("_T")
 _NOBLOCK = int(C.NOBLOCK)
 _POLLIN = int(C.POLLIN)
 _POLLOUT = int(C.POLLOUT)
+_RCVTIMEO = int(C.RCVTIMEO)
+_SNDTIMEO = int(C.SNDTIMEO)
 
 _RECV, _RECV_MULTIPART, _SEND, _SEND_MULTIPART, _POLL = range(5)
 _get_running_loop = asyncio._get_running_loop
 _Future = asyncio.Future
-#: `_try_recv` found no message (an operation that must wait, not an error).
-_NOTHING: Any = object()
 
 
 class _RecvFuture(asyncio.Future[_T]):
@@ -145,11 +145,13 @@ class Socket(_sync_socket.Socket):
         object.__setattr__(self, "_loop", loop)
         object.__setattr__(self, "_loop_thread", threading.get_ident())
         core = self._core
-        core.set_waker(self._core_woke)
         if loop_supports_readers(loop):
             driver = _driver_for(self.context, loop)
             core.driver = driver
             object.__setattr__(self, "_reactor", driver.reactor)
+        else:
+            object.__setattr__(self, "_reactor", None)
+        self._install_waker()
 
     def _get_loop(self) -> asyncio.AbstractEventLoop:
         loop = self._loop
@@ -158,19 +160,18 @@ class Socket(_sync_socket.Socket):
             self._attach(loop)
         return loop
 
+    def _install_waker(self) -> None:
+        """Woken by the loop's own read (the usual case), the socket is
+        serviced as soon as that handler returns, not an iteration later
+        (`LoopWaker`, compiled); FD users need `_core_woke` every time."""
+        reactor = self._reactor
+        if reactor is None or self._fd_users:
+            self._core.set_waker(self._core_woke)
+        else:
+            self._core.set_waker(LoopWaker(reactor, self._service, self._core_woke).wake)
+
     def _core_woke(self) -> None:
         """The core's owner must look (any thread; the core holds its post lock)."""
-        reactor = self._reactor
-        if (
-            reactor is not None
-            and not self._wake_pending
-            and not self._fd_users
-            and reactor.defer(self._service)
-        ):
-            # Woken by the loop's own read (the usual case): serviced as soon
-            # as that handler returns, not an iteration later.
-            object.__setattr__(self, "_wake_pending", True)
-            return
         loop = self._loop
         if loop is None or loop.is_closed():
             self._core.signal_fd()
@@ -189,7 +190,9 @@ class Socket(_sync_socket.Socket):
 
     def fileno(self) -> int:
         """The FD (for external event loops); readable when EVENTS may change."""
-        object.__setattr__(self, "_fd_users", True)
+        if not self._fd_users:
+            object.__setattr__(self, "_fd_users", True)
+            self._install_waker()
         return super().fileno()
 
     # ------------------------------------------------------------ operations
@@ -200,9 +203,11 @@ class Socket(_sync_socket.Socket):
         outcome (a queued one, `op`, has then left the queue)."""
         try:
             if kind <= _RECV_MULTIPART:
-                result = self._try_recv(kind == _RECV_MULTIPART, args[1], fut)
-                if result is _NOTHING:
-                    return False
+                whole = kind == _RECV_MULTIPART
+                got = self._core.try_recv_undoable(whole)
+                if got is None:
+                    return False  # not EAGAIN: no exception per receive that waits
+                result = self._received(got, whole, args[1], fut)
             elif kind == _SEND:
                 data, flags, copy, track = args
                 result = _sync_socket.Socket.send(self, data, flags | _NOBLOCK, copy, track)
@@ -232,14 +237,19 @@ class Socket(_sync_socket.Socket):
         forget, op.forget = op.forget, None
         if forget is not None:
             op.future.remove_done_callback(forget)
-        self._forget(op)
+        if op.timer is not None:
+            op.timer.cancel()
+        ops = self._ops
+        if ops and ops[0] is op:
+            ops.popleft()
+        else:
+            self._forget(op)
 
-    def _try_recv(self, whole: bool, copy: bool, fut: asyncio.Future[Any]) -> Any:
-        """The received message (as the operation asked) or `_NOTHING`."""
+    def _received(
+        self, got: tuple[Any, bool, Any], whole: bool, copy: bool, fut: asyncio.Future[Any]
+    ) -> Any:
+        """What a receive returns for the message `got` (as the operation asked)."""
         core = self._core
-        got = core.try_recv_undoable(whole)
-        if got is None:
-            return _NOTHING  # not EAGAIN: no exception per receive that waits
         data, more, token = got
         if isinstance(fut, _RecvFuture):
             fut._undo = lambda: self._give_back(token)
@@ -281,19 +291,16 @@ class Socket(_sync_socket.Socket):
             return fut
         op = _Op(kind, fut, args)
         ops.append(op)
-        timeout = self._timeout_for(kind)
+        timeout = int(
+            self._core.options.value(_RCVTIMEO if kind <= _RECV_MULTIPART else _SNDTIMEO)
+            if kind != _POLL
+            else -1
+        )
         if timeout >= 0:
             op.timer = loop.call_later(timeout / 1000.0, self._expire, op)
         op.forget = forget = lambda f: self._forget(op)
         fut.add_done_callback(forget)
         return fut
-
-    def _timeout_for(self, kind: int) -> int:
-        if kind in (_RECV, _RECV_MULTIPART):
-            return int(self._core.options.value(C.RCVTIMEO))
-        if kind in (_SEND, _SEND_MULTIPART):
-            return int(self._core.options.value(C.SNDTIMEO))
-        return -1
 
     def _expire(self, op: _Op) -> None:
         if not op.future.done():

@@ -6,7 +6,7 @@ import asyncio
 
 from purezmq._io.driver import StreamDriver
 
-from .reactor import AsyncioReactor
+from .reactor import AsyncioReactor, LoopWaker
 
 
 class AsyncioDriver(StreamDriver):
@@ -28,4 +28,4 @@ def loop_supports_readers(loop: asyncio.AbstractEventLoop) -> bool:
     )
 
 
-__all__ = ["AsyncioDriver", "AsyncioReactor", "loop_supports_readers"]
+__all__ = ["AsyncioDriver", "AsyncioReactor", "LoopWaker", "loop_supports_readers"]

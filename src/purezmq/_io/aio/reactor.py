@@ -21,6 +21,9 @@ application's code runs on this thread too (`between_callbacks`): an engine
 may then write a message straight away, as it does from another thread,
 instead of leaving it to a callback of the next iteration. A round trip is
 two loop iterations (the reply's readiness; the awaiting task), not four.
+
+Compiled by mypyc (setup.py): `_ready` runs for every readiness and
+`LoopWaker.wake` for every message delivered, so neither is interpreted.
 """
 
 from __future__ import annotations
@@ -29,12 +32,14 @@ import asyncio
 import logging
 import threading
 from collections.abc import Callable
-from typing import Protocol
+from typing import Final, Protocol
 
 from purezmq._core.clock import monotonic
 from purezmq._io.reactor import READ, WRITE, IOHandler
 
 log = logging.getLogger("purezmq")
+#: The calling thread's id (Final: compiled, a direct reference).
+_get_ident: Final = threading.get_ident
 
 
 class _Cancellable(Protocol):
@@ -63,13 +68,37 @@ class LoopTimer:
         self._handle.cancel()
 
 
+class LoopWaker:
+    """How a socket's core wakes its asyncio owner (`SocketCore.set_waker`).
+
+    Woken by the reactor's own read - a message the loop just delivered -
+    the owner's `service` runs as soon as that readiness handler returns
+    (`AsyncioReactor.defer`); woken any other way (another thread, an inproc
+    peer's task, a timer), `otherwise` decides. Compiled: it runs for every
+    message an asyncio socket receives."""
+
+    def __init__(
+        self,
+        reactor: AsyncioReactor,
+        service: Callable[[], None],
+        otherwise: Callable[[], None],
+    ) -> None:
+        self.reactor = reactor
+        self.service = service
+        self.otherwise = otherwise
+
+    def wake(self) -> None:
+        if not self.reactor.defer(self.service):
+            self.otherwise()
+
+
 class AsyncioReactor:
     """Reactor over an event loop. Create it on the loop's thread."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
         # Not `_thread`: mypyc names that attribute `__thread`, a C keyword.
-        self._ident = threading.get_ident()
+        self._ident = _get_ident()
         self._handlers: dict[int, IOHandler] = {}
         self._masks: dict[int, int] = {}
         #: True while one of our callbacks runs (a handler, a timer, a call).
@@ -83,7 +112,7 @@ class AsyncioReactor:
 
     # ------------------------------------------------------------ any thread
     def in_thread(self) -> bool:
-        return threading.get_ident() == self._ident
+        return _get_ident() == self._ident
 
     @property
     def alive(self) -> bool:
@@ -108,13 +137,13 @@ class AsyncioReactor:
     def between_callbacks(self) -> bool:
         """On the loop's thread, outside any of our callbacks: the application
         runs (an engine may write now; nothing of its own is half done)."""
-        return not self._busy and threading.get_ident() == self._ident
+        return not self._busy and _get_ident() == self._ident
 
     def defer(self, fn: Callable[[], None]) -> bool:
         """Run `fn` right after the readiness handler now running returns, in
         the same loop callback; False (nothing queued) when no handler runs on
         this thread - the caller then uses `loop.call_soon`."""
-        if not self._handling or threading.get_ident() != self._ident:
+        if not self._handling or _get_ident() != self._ident:
             return False
         self._after.append(fn)
         return True
