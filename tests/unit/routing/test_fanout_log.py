@@ -1,4 +1,4 @@
-"""The shared output log of a fan-out socket (PUB/XPUB), with its distributor.
+"""The shared output log of a fan-out socket (PUB/XPUB/RADIO), with its distributor.
 
 Session pipes (`shares_messages`) read through one `SharedLog`: a message is
 appended once and every reader's session takes the same chunk. These tests
@@ -13,6 +13,8 @@ import threading
 
 from purezmq._routing.dist import Distributor
 from purezmq._routing.fanout_log import CHUNK_ENTRIES, LogReader
+from purezmq._routing.patterns import Addressed
+from purezmq._routing.patterns.radio import Radio
 from purezmq._routing.pipe import Msg, Pipe, pipepair
 
 from .helpers import Recorder
@@ -208,3 +210,33 @@ def test_inproc_peers_are_written_directly_beside_the_log() -> None:
     logged = take_all(mine[0])
     assert logged == [[b"x"]]
     assert got is not logged[0]  # an inproc reader may keep or change its list
+
+
+def test_radio_queues_a_group_once_for_the_readers_that_joined() -> None:
+    """RADIO reads through the log too: a group every reader joined is one
+    chunk shared by all (encoded once); a group some joined is filtered per
+    reader; a pipe that joined a group twice gets one copy, and keeps it
+    until it left twice (libzmq's multimap, and its dist marks a pipe once)."""
+    radio = Radio()
+    radio.with_output_lock(threading.Lock())
+    writer = Writer()
+    writer.dist = radio._dist
+    pipes, peers = [], []
+    for joins in ([b"all", b"news"], [b"all", b"news", b"news"], [b"all"]):
+        a, b = pipepair(writer, Recorder())
+        a.shares_messages = True
+        for group in joins:
+            b.write([b"\x04JOIN" + group])
+        radio.attach_pipe(a, False)
+        pipes.append(a)
+        peers.append(b)
+    assert radio.send(Addressed(b"1", group=b"all"), False)
+    taken = [reader(a).take(1) for a in pipes]
+    assert all(len(t) == 1 and t[0] is taken[0][0] for t in taken)
+    assert taken[0][0].only is None and taken[0][0].msgs == [[b"all", b"1"]]
+    assert radio.send(Addressed(b"2", group=b"news"), False)
+    assert [take_all(a) for a in pipes] == [[[b"news", b"2"]], [[b"news", b"2"]], []]
+    peers[1].write([b"\x05LEAVEnews"])
+    radio.read_activated(pipes[1])
+    assert radio.send(Addressed(b"3", group=b"news"), False)
+    assert [take_all(a) for a in pipes] == [[[b"news", b"3"]], [[b"news", b"3"]], []]

@@ -12,14 +12,18 @@ JOIN ever comes back) are marked `Pipe.all_groups` and get every message.
 
 Sending drops a message for a peer at its HWM (lossy, like PUB) unless
 ``xpub_nodrop`` is set, which makes it EAGAIN when any target is full.
+As PUB's, the session pipes read through one shared output log
+(`fanout_log`): a message for every peer is queued and encoded once.
 Single-part, thread-safe; RADIO never receives.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any, Final
 
 from purezmq._routing.dist import Distributor
+from purezmq._routing.fanout_log import Mutex
 from purezmq._routing.pipe import Frame, Msg, Pipe
 
 from ._draft import check_group, single, single_msg, unwrap
@@ -27,6 +31,7 @@ from ._options import flag, invalid, write_only
 from .base import Pattern
 
 JOIN: Final = b"\x04JOIN"
+_NOBODY: Final[dict[Pipe, int]] = {}  # the targets of a group nobody joined (never changed)
 LEAVE: Final = b"\x05LEAVE"
 
 
@@ -39,9 +44,15 @@ class Radio(Pattern):
 
     def __init__(self) -> None:
         self._dist = Distributor()
-        self._groups: dict[bytes, list[Pipe]] = {}
+        #: group -> the pipes that joined it, with how many times.
+        self._groups: dict[bytes, dict[Pipe, int]] = {}
         self._all: list[Pipe] = []
         self._lossy = True
+
+    def with_output_lock(self, lock: Mutex) -> Pattern:
+        """Session pipes read through one shared log, as PUB's do."""
+        self._dist.share_output(lock)
+        return self
 
     def attach_pipe(self, pipe: Pipe, locally_initiated: bool) -> None:
         self._dist.attach(pipe)
@@ -61,20 +72,24 @@ class Radio(Pattern):
     def _apply(self, pipe: Pipe, command: bytes) -> None:
         """A JOIN or LEAVE from a DISH; anything else is ignored, as libzmq."""
         if command.startswith(JOIN):
-            self._groups.setdefault(command[len(JOIN) :], []).append(pipe)
+            pipes = self._groups.setdefault(command[len(JOIN) :], {})
+            pipes[pipe] = pipes.get(pipe, 0) + 1
         elif command.startswith(LEAVE):
-            pipes = self._groups.get(command[len(LEAVE) :])
-            if pipes is not None and pipe in pipes:
-                pipes.remove(pipe)
-                if not pipes:
-                    del self._groups[command[len(LEAVE) :]]
+            group = command[len(LEAVE) :]
+            joined = self._groups.get(group)
+            if joined is not None and pipe in joined:
+                if joined[pipe] > 1:
+                    joined[pipe] -= 1
+                else:
+                    del joined[pipe]
+                    if not joined:
+                        del self._groups[group]
 
     def pipe_terminated(self, pipe: Pipe) -> None:
-        for group in [g for g, pipes in self._groups.items() if pipe in pipes]:
-            pipes = self._groups[group]
-            while pipe in pipes:
-                pipes.remove(pipe)
-            if not pipes:
+        for group in [g for g, joined in self._groups.items() if pipe in joined]:
+            joined = self._groups[group]
+            del joined[pipe]
+            if not joined:
                 del self._groups[group]
         if pipe in self._all:
             self._all.remove(pipe)
@@ -87,9 +102,9 @@ class Radio(Pattern):
         single(self.socket_type, more)
         data, _rid, group = unwrap(frame)
         check_group(group)
-        targets = self._groups.get(group, [])
+        targets: Collection[Pipe] = self._groups.get(group, _NOBODY)
         if self._all:
-            targets = targets + self._all
+            targets = [*targets, *self._all]
         dist = self._dist
         if not self._lossy and not dist.check_hwm(targets):
             return False
