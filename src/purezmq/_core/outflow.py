@@ -5,7 +5,7 @@ the sending thread itself when the connection is idle, or the driver under
 a burst - takes them out in batches and encodes them in one go, so that one
 `sendmsg` carries many messages (the seed's "batch only when messages
 queue up"). The batch is bounded in messages and bytes, which also bounds
-what a connection that breaks mid-write can lose. A PUB/XPUB's sessions
+what a connection that breaks mid-write can lose. A PUB/XPUB/RADIO's sessions
 take their messages from the socket's shared log instead (`take_shared`),
 in chunks encoded once for all of them.
 """

@@ -1,6 +1,6 @@
 """Distributor: fan-out of whole messages to all pipes or to a matching subset.
 
-This is libzmq's ``dist_t`` (src/dist.cpp), used by PUB/XPUB (to the pipes
+This is libzmq's ``dist_t`` (src/dist.cpp), used by PUB/XPUB/RADIO (to the pipes
 whose subscriptions match) and by SUB/XSUB (subscriptions to every upstream
 pipe). RFC 29: a publisher "SHALL silently drop the message" for a
 subscriber whose queue is full.
@@ -20,7 +20,7 @@ Invariants:
 - ``check_hwm`` (XPUB_NODROP) asks, before anything is written, whether all
   given targets have room, so a send can be refused whole (EAGAIN).
 
-With a shared log (PUB and XPUB: `fanout_log`), the pipes of sessions do
+With a shared log (PUB, XPUB and RADIO: `fanout_log`), the pipes of sessions do
 not receive messages at all: a message for all of them is appended to the
 log once, and one for some of them is appended with their set. Only the
 other pipes (inproc peers) are written one by one. Drops, deactivation and

@@ -166,7 +166,7 @@ class LogReader:
 
 
 class SharedLog:
-    """Append once, read by many: the fan-out queue of a PUB/XPUB (see module)."""
+    """Append once, read by many: the fan-out queue of a PUB/XPUB/RADIO (see module)."""
 
     __slots__ = (
         "_check_at",
