@@ -80,18 +80,34 @@ class Metadata(Mapping[str, bytes]):
 
 def encode_property(name: str, value: bytes) -> bytes:
     """One property in wire form. Raises ValueError for a programmer's bad name."""
+    out = bytearray()
+    _append_property(out, name, value)
+    return bytes(out)
+
+
+def _append_property(out: bytearray, name: str, value: bytes) -> None:
     raw = name.encode("latin-1")
     if not 0 < len(raw) <= 255:
         raise ValueError(f"metadata name must be 1..255 bytes, got {name!r}")
     if len(value) > _MAX_VALUE:
         raise ValueError("metadata value too long")
-    return bytes((len(raw),)) + raw + _U32.pack(len(value)) + bytes(value)
+    out.append(len(raw))
+    out += raw
+    out += _U32.pack(len(value))
+    out += value
 
 
 def encode_properties(items: Iterable[tuple[str, bytes]] | Mapping[str, bytes]) -> bytes:
-    """Properties in wire form, in the given order."""
+    """Properties in wire form, in the given order.
+
+    One buffer appended to in a loop: every connection's READY is built here,
+    and a generator joined into bytes cost the compiled build about 27k
+    instructions per set-up (issue 14)."""
+    out = bytearray()
     pairs = items.items() if isinstance(items, Mapping) else items
-    return b"".join(encode_property(name, value) for name, value in pairs)
+    for name, value in pairs:
+        _append_property(out, name, value)
+    return bytes(out)
 
 
 def iter_properties(
@@ -103,6 +119,20 @@ def iter_properties(
     cut short anywhere (name, length or value) is an error; an empty name is
     tolerated.
     """
+    return iter(_parse(data, code))
+
+
+def parse_properties(data: bytes, *, code: int = ZMTP_INVALID_METADATA) -> Metadata:
+    """A whole property list as `Metadata` (see `iter_properties`)."""
+    md = Metadata()
+    for name, value in _parse(data, code):
+        md.add(name, value)
+    return md
+
+
+def _parse(data: bytes, code: int) -> list[tuple[str, bytes]]:
+    """The properties as a list (a plain loop: no generator per READY)."""
+    out: list[tuple[str, bytes]] = []
     pos = 0
     end = len(data)
     while pos < end:
@@ -119,10 +149,6 @@ def iter_properties(
                 f"metadata property {name!r} claims {value_len} bytes, {end - pos} left",
                 code=code,
             )
-        yield name, data[pos : pos + value_len]
+        out.append((name, data[pos : pos + value_len]))
         pos += value_len
-
-
-def parse_properties(data: bytes, *, code: int = ZMTP_INVALID_METADATA) -> Metadata:
-    """A whole property list as `Metadata` (see `iter_properties`)."""
-    return Metadata(iter_properties(data, code=code))
+    return out
