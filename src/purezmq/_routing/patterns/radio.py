@@ -31,8 +31,9 @@ from ._options import flag, invalid, write_only
 from .base import Pattern
 
 JOIN: Final = b"\x04JOIN"
-_NOBODY: Final[dict[Pipe, int]] = {}  # the targets of a group nobody joined (never changed)
 LEAVE: Final = b"\x05LEAVE"
+#: The targets of a group nobody joined (shared, never changed).
+_NOBODY: Final[dict[Pipe, int]] = {}
 
 
 class Radio(Pattern):
