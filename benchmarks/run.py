@@ -91,7 +91,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "disturbed attempts (15; quick 1); once spent, it runs on without either",
     )
     p.add_argument("--out", type=Path, help="results file (default results/<stamp>.json)")
-    p.add_argument("--no-render", action="store_true", help="do not write docs/benchmarks.md")
+    p.add_argument(
+        "--no-render",
+        action="store_true",
+        help="do not write docs/benchmarks.md (implied by --only without --doc: a subset "
+        "would replace the page's cells; merge it with render.py FULL.json SUBSET.json)",
+    )
     p.add_argument(
         "--doc",
         type=Path,
@@ -106,6 +111,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args.retries = args.retries if args.retries is not None else (0 if args.quick else 2)
     args.patience = args.patience if args.patience is not None else (1.0 if args.quick else 15.0)
     args.patience_left = args.patience * 60
+    # A subset rendered alone would be the whole page: only its own cells.
+    args.no_render = args.no_render or bool(args.only and not args.doc)
     builds.chosen_names(p, args)
     return args
 

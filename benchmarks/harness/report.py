@@ -726,11 +726,12 @@ METHOD = """## Method
   (compiled by mypyc where a C compiler works) and `./.venv-bench-pure` with
   `PUREZMQ_PURE=1` - reinstalling only when that source changed, then runs
   `python benchmarks/run.py`; `--quick` for a smoke run (1 repetition,
-  counts / 10), `--only tcp,64` for a subset, `--impls pure,zmq` to leave a
+  counts / 10), `--only tcp,64` for a subset (which does not re-render
+  this page unless `--doc` names one), `--impls pure,zmq` to leave a
   build out; `python benchmarks/render.py [results.json ...]` re-renders
   this page from saved results (later files replace the scenarios they
-  contain; files from before the compiled build render with their two
-  columns).
+  contain, so `render.py FULL.json SUBSET.json` merges a subset; files from
+  before the compiled build render with their two columns).
 - **Builds**: the runner asks each venv's Python what it has before the run
   (`purezmq.COMPILED`, the compiled extension modules, a digest of the
   installed `.py` sources) and again at the end. A "compiled" venv whose

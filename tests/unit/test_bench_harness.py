@@ -265,6 +265,15 @@ def test_the_runner_records_a_refused_attempt_as_failed(monkeypatch: pytest.Monk
     assert rec["ok"] is True and rec["result"] == {"msg_per_s": 1.0}
 
 
+def test_a_subset_does_not_render_the_page_unless_asked_to() -> None:
+    """--only would replace docs/benchmarks.md with a few cells: it implies
+    --no-render, unless --doc names the page to render the subset into."""
+    run = _load("bench_run_for_args", BENCH / "run.py")
+    assert run.parse_args(["--only", "fanout"]).no_render
+    assert not run.parse_args(["--only", "fanout", "--doc", "/tmp/subset.md"]).no_render
+    assert not run.parse_args([]).no_render
+
+
 def test_the_same_source_check() -> None:
     def probes(a: str, b: str) -> dict[str, dict[str, Any]]:
         return {"pure": {"source_sha256": a}, "compiled": {"source_sha256": b}}
