@@ -370,6 +370,24 @@ class Socket(_sync_socket.Socket):
                 data.routing_id = routing_id
             if group is not None:
                 data.group = group
+        loop = self._loop
+        if not self._ops and loop is not None and loop is _get_running_loop():
+            # The usual send (nothing queued, on the socket's loop): tried
+            # here, without `_add` and `_try` - two interpreted calls less.
+            fut: asyncio.Future[Any] = _Future(loop=loop)
+            if self._core.closed:
+                fut.set_exception(ZMQError(errno.ENOTSOCK, "Socket is closed"))
+                return fut
+            try:
+                result = _sync_socket.Socket.send(self, data, flags | _NOBLOCK, copy, track)
+            except Again:
+                pass  # it must wait (or fail, NOBLOCK): `_add` tries once more, then queues
+            except Exception as exc:
+                fut.set_exception(exc)
+                return fut
+            else:
+                fut.set_result(result)
+                return fut
         return self._add(_SEND, (data, flags, copy, track), bool(flags & _NOBLOCK))
 
     def send_multipart(
