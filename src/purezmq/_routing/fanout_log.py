@@ -357,10 +357,13 @@ class SharedLog:
 
     # ------------------------------------------------------------ reading
     def take(self, reader: LogReader, max_chunks: int) -> list[Chunk]:
-        """Up to `max_chunks` chunks for `reader`, in order; [] and asleep if none."""
+        """Up to `max_chunks` chunks for `reader`, in order. A reader left with
+        nothing sealed for it is asleep on return - also when it took the last
+        chunks: its session's writer sees that (`idle`) and does not come back
+        to find nothing (one take per write, not two, when publishing is sparse)."""
         with self._lock:
             got = self._take_locked(reader, max_chunks)
-            if not got and not reader.gone and reader.active:
+            if reader.active and not reader.gone and reader.next >= self._first + len(self._chunks):
                 # Sleep, then look once more: an append that missed the flag
                 # is in _pending now, and one that saw it will wake us.
                 reader.asleep = True
@@ -368,9 +371,11 @@ class SharedLog:
                 if self._pending:
                     self._sleepers.discard(reader)
                     reader.asleep = False
-                    got = self._take_locked(reader, max_chunks)
+                    if not got:
+                        got = self._take_locked(reader, max_chunks)
+            elif got:
+                reader.asleep = False
         if got:
-            reader.asleep = False
             n = 0
             for chunk in got:
                 n += len(chunk.messages_for(reader)) if chunk.only is not None else len(chunk.msgs)

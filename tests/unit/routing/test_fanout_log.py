@@ -132,6 +132,34 @@ def test_sleeping_reader_is_woken_once_by_the_next_append() -> None:
     assert [rec.count("read") for rec in recs] == [2, 1]
 
 
+def test_the_take_that_empties_the_log_leaves_the_reader_asleep() -> None:
+    """Sparse publishing: a session that took the last message is told so by
+    the same take (its reader is idle), so its writer does not take again
+    only to find nothing - and the next append still wakes it."""
+    d, mine, recs = make(2)
+    d.send_to_all(b"one", False)
+    r = reader(mine[0])
+    (chunk,) = r.take(1)
+    assert chunk.msgs == [[b"one"]]
+    assert r.asleep and r.idle()
+    before = recs[0].count("read")
+    d.send_to_all(b"two", False)
+    assert recs[0].count("read") == before + 1
+    assert not r.idle()
+    assert take_all(mine[0]) == [[b"two"]]
+
+
+def test_a_take_that_leaves_chunks_behind_does_not_sleep() -> None:
+    d, mine, _ = make(1)
+    for i in range(CHUNK_ENTRIES + 1):  # two chunks
+        d.send_to_all(b"%d" % i, False)
+    r = reader(mine[0])
+    assert len(r.take(1)) == 1
+    assert not r.asleep and not r.idle()
+    assert len(r.take(1)) == 1
+    assert r.idle()
+
+
 def test_a_reader_passed_over_by_a_chunk_sleeps_and_is_woken_again() -> None:
     d, mine, recs = make(2)
     d.send_to([mine[1]], b"not for 0", False)
