@@ -169,8 +169,12 @@ def _mode_title(what: str, mode: str) -> str:
 # ----------------------------------------------------------------- sections
 def builds_section(docs: list[dict[str, Any]], view: View) -> list[str]:
     """What each column ran: its Python, purezmq.COMPILED, compiled modules,
-    the digest of its source - and why a build was not measured."""
-    info: dict[str, Any] = docs[-1].get("builds") or {}
+    the digest of its source - and why a build was not measured. With
+    several results files, a later file's build replaces an earlier one's,
+    as its cells do (a partial run of two columns keeps the third's row)."""
+    info: dict[str, Any] = {}
+    for doc in docs:
+        info.update(doc.get("builds") or {})
     if not info:
         return []
     rows, notes = [], []

@@ -217,6 +217,17 @@ def test_merging_an_old_file_with_a_new_one_keeps_every_column(tmp_path: Path) -
     assert builds.LEGACY in cells["thr/sync/ipc/64"].sides
 
 
+def test_a_partial_run_over_a_full_one_keeps_every_builds_row(tmp_path: Path) -> None:
+    """Two columns measured again (compiled, pyzmq) over a three-column run:
+    the Builds table shows the later file's builds and still the pure one."""
+    full = _doc(THREE)
+    partial = _doc([builds.COMPILED, builds.PYZMQ])
+    partial["builds"][builds.COMPILED]["python"] = "/venv-later/bin/python"
+    page = _render([full, partial], tmp_path)
+    assert _row(page, "| **pure**")[1] == "`/venv-pure/bin/python`"
+    assert _row(page, "| **compiled**")[1] == "`/venv-later/bin/python`"
+
+
 def test_charts_draw_three_series(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     from harness import charts
