@@ -212,11 +212,7 @@ class Distributor:
             else:
                 msg = [frame]
             if not pipe.write(msg):
-                pipe.drops += 1
-                if failed is None:
-                    failed = [pipe]
-                else:
-                    failed.append(pipe)
+                failed = _dropped(pipe, failed)
         if failed is not None:
             self._deactivate(failed)
 
@@ -244,11 +240,7 @@ class Distributor:
                 if item is msg and not pipe.shares_messages:
                     private = True
                 continue
-            pipe.drops += 1
-            if failed is None:
-                failed = [pipe]
-            else:
-                failed.append(pipe)
+            failed = _dropped(pipe, failed)
         if failed is not None:
             self._deactivate(failed)
 
@@ -324,11 +316,7 @@ class Distributor:
             item = msg.copy() if shared else msg
             shared = True
             if not pipe.write(item):
-                pipe.drops += 1
-                if failed is None:
-                    failed = [pipe]
-                else:
-                    failed.append(pipe)
+                failed = _dropped(pipe, failed)
         if failed is not None:
             self._deactivate(failed)
 
@@ -371,3 +359,14 @@ class Distributor:
             if pipe.shared is None:
                 pipe.force_write(frames.copy() if private else frames)
                 private = True
+
+
+def _dropped(pipe: Pipe, failed: list[Pipe] | None) -> list[Pipe]:
+    """`pipe` could not take a message (at its HWM): count the drop and add it
+    to the pipes to deactivate. Called only on a drop, so the sending loops
+    allocate no list for the common case where every pipe takes it."""
+    pipe.drops += 1
+    if failed is None:
+        return [pipe]
+    failed.append(pipe)
+    return failed
