@@ -215,6 +215,12 @@ class ZMTPConnection:
         """Received bytes not parsed yet (possibly only part of a frame)."""
         return self._decoder.has_pending
 
+    def urgent_input(self) -> bool:
+        """Do unparsed bytes hold a command or a malformed frame (or has the
+        connection failed)? A session that leaves a backlog unparsed parses
+        up to there now (intake.py; `FrameDecoder.urgent`)."""
+        return self._error is not None or self._decoder.urgent()
+
     @property
     def unparsed_bytes(self) -> int:
         """Bytes received and not parsed yet: the driver's back-pressure gauge."""

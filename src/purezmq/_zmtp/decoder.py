@@ -69,8 +69,15 @@ HEADER_READ: Final = 512
 #: (hundreds of small frames per copy; one header per copy for frames near
 #: BIG_FRAME, at the cost of a small memcpy).
 SCAN_WINDOW: Final = 2048
+#: Most bytes `decode` copies into one snapshot (more when one frame needs
+#: more). A connection whose reader lags may hold a long backlog (an
+#: unbounded pipe keeps it here as bytes, see intake.py): copying all of it
+#: at once would double its memory for nothing, the parse takes a batch.
+SNAP_MAX: Final = 256 * 1024
 
 _COMMAND_MORE: Final = FLAG_COMMAND | FLAG_MORE
+#: Flags the header walk reports (`FrameDecoder.urgent`).
+_URGENT_FLAGS: Final = FLAG_COMMAND | FLAGS_RESERVED
 
 
 def _bad_flags(flags: int) -> ProtocolError:
@@ -138,9 +145,11 @@ class FrameDecoder:
         "_read_at",
         "_scan",
         "_short_final",
+        "_size_limit",
         "_snap",
         "_snap_pos",
         "_target",
+        "_urgent_at",
         "framing",
     )
 
@@ -169,6 +178,12 @@ class FrameDecoder:
         # The short-frame fast path compares flags with this: 0 normally,
         # -1 (matches nothing) when max_msg_size could reject a short frame.
         self._short_final = 0 if max_msg_size < 0 or max_msg_size >= SHORT_MAX else -1
+        #: The largest frame the parser accepts (the scan's one compare).
+        self._size_limit = ALLOC_MAX if max_msg_size < 0 else min(max_msg_size, ALLOC_MAX)
+        #: Ring offset of the last frame header the scan found that the
+        #: parser must meet soon: a command (a PING to answer, an ERROR) or a
+        #: malformed frame (the end of the connection). See `urgent`.
+        self._urgent_at = -1
         self.framing = False  # False while the greeting is being read
 
     # ------------------------------------------------------------ input side
@@ -264,11 +279,29 @@ class FrameDecoder:
         """Received bytes not yet parsed (possibly only part of a frame)."""
         return self._pos < self._end or bool(self._markers)
 
+    def urgent(self) -> bool:
+        """Do unparsed bytes hold a command frame or a malformed one?
+
+        Walks the headers not walked yet first (the I/O thread's reads walk
+        them too, `_scan_for_big`). A session that leaves a backlog unparsed
+        (intake.py) asks this: libzmq's engine meets a PING, an ERROR or a
+        bad frame as soon as it reads it, whatever the pipe holds, so the
+        backlog up to that frame must be parsed now, not when the reader
+        gets there."""
+        if self.framing and self._big is None and self._end - self._scan >= 2:
+            self._scan_for_big()
+        return self._urgent_at >= self._pos
+
     def _make_room(self, need: int) -> None:
-        """Compact (and grow if needed) so `need` bytes fit after the data."""
+        """Compact (and grow if needed) so `need` bytes fit after the data.
+
+        It grows when the data would fill more than half the ring: a
+        compaction moves all the live bytes, so one that frees less room
+        than it moves would be repeated read after read while a backlog
+        waits unparsed (intake.py), copying the whole backlog each time."""
         pos, end = self._pos, self._end
         live = end - pos
-        if live + need > self._cap:
+        if live + need > self._cap or 2 * live > self._cap:
             cap = max(self._cap * 2, live + need)
             buf = bytearray(cap)
             buf[:live] = self._mv[pos:end]
@@ -286,6 +319,7 @@ class FrameDecoder:
         self._scan = max(0, self._scan - shift)
         self._read_at = max(0, self._read_at - shift)
         self._snap_pos -= shift
+        self._urgent_at -= shift
         if self._markers:
             self._markers = {at - shift: big for at, big in self._markers.items()}
 
@@ -299,6 +333,7 @@ class FrameDecoder:
         snapshot: compiled, indexing bytes is a native load, indexing the
         bytearray a generic call that boxes its index and its result."""
         mv, end, markers = self._mv, self._end, self._markers
+        limit = self._size_limit
         p = max(self._scan, self._pos)
         win = b""
         base = p  # ring offset of win[0]
@@ -315,19 +350,22 @@ class FrameDecoder:
                     break
                 size = unpack_u64_from(win, i + 1)[0]
                 h = p + 9
-                if size > MAX_FRAME_SIZE:
-                    break  # the parser rejects it
             else:
                 size = win[i + 1]
                 h = p + 2
+            if flags & _URGENT_FLAGS:
+                self._urgent_at = p  # a command, or reserved bits (bad)
+                if flags & FLAGS_RESERVED or flags & _COMMAND_MORE == _COMMAND_MORE:
+                    break  # the parser rejects it: walk no further
+            if size > limit:
+                self._urgent_at = p  # the parser rejects it
+                break
             if size >= BIG_FRAME:
                 if h in markers:  # body already in its own storage
                     p = h
                     continue
                 if h + size > end:
                     self._scan = p
-                    if flags & FLAGS_RESERVED or 0 <= self._max_size < size or size > ALLOC_MAX:
-                        return None  # the parser will reject it
                     return self._start_big(h, size)
             if h + size > end:
                 break
@@ -513,6 +551,12 @@ class FrameDecoder:
             if not left or base + end >= self._end:
                 self._cur = cur
                 return None
-            # The snapshot ran out but more bytes arrived since: take a new one.
-            self._snap = bytes(self._mv[self._pos : self._end])
-            self._snap_pos = self._pos
+            # The snapshot ran out but more bytes arrived since: take a new
+            # one, of at most SNAP_MAX bytes - unless this one was that
+            # long, began here and held no whole frame: then all of it.
+            pos = self._pos
+            stop = self._end
+            if stop - pos > SNAP_MAX and (p or end < SNAP_MAX):
+                stop = pos + SNAP_MAX
+            self._snap = bytes(self._mv[pos:stop])
+            self._snap_pos = pos

@@ -94,6 +94,12 @@ class V1Decoder(FrameDecoder):
     def has_pending(self) -> bool:
         return bool(self._inject) or self._pos < self._end or bool(self._markers)
 
+    def urgent(self) -> bool:
+        """Every unparsed byte: this header walk does not judge frames, so a
+        malformed one is found by parsing (a 1.0 peer's backlog is parsed
+        as soon as the read-ahead timer runs, as before intake kept one)."""
+        return self.has_pending
+
     def _header(self, p: int, end: int) -> tuple[int, int, int]:
         """(flags, body size, body offset) of the frame header at `p` (which
         must be below `end`). The offset is `INCOMPLETE` while the header is
