@@ -12,13 +12,27 @@ Two rules keep that safe when the reader is away:
   moves into the pipe while the application is busy (`ReadAhead`);
 - back-pressure: a connection holding READAHEAD_LIMIT unparsed bytes stops
   reading, and TCP pushes back on the peer, as libzmq's full pipe does.
+
+An unbounded pipe (RCVHWM 0, not CONFLATE) over ZMTP is different
+(`keeps_backlog`): libzmq never stops reading it, and neither do we, but
+its backlog stays bytes in the connection's buffer and read-ahead parses
+at most a batch (IN_BATCH) ahead of the reader. Parsed, a backlog is one
+list and one bytes object per message, which the garbage collector's full
+collections walk again and again while it waits (issue 14: a fan-out
+receiver lagging behind its publisher spent 15% of its time there); as
+bytes it is one object. What read-ahead did for such a backlog is done by
+looking at it instead: the I/O thread's walk over received frame headers
+notes commands and malformed frames (`FrameDecoder.urgent`), and read-ahead
+parses up to them at once - a PING is answered, an ERROR or a bad frame
+ends the connection (the messages before it delivered) - as libzmq's
+engine does when it reads them.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from purezmq._zmtp import ProtocolError
+from purezmq._zmtp import ProtocolError, ZMTPConnection
 
 if TYPE_CHECKING:
     from purezmq._routing.pipe import Pipe
@@ -33,9 +47,26 @@ READAHEAD_LIMIT: Final = 256 * 1024
 IN_BATCH: Final = 1024
 
 
-def buffer_has_room(conn: Connection) -> bool:
-    """May the driver read more? (A frame larger than the limit is read whole.)"""
-    return conn.receiving_big_frame or conn.unparsed_bytes < READAHEAD_LIMIT
+def keeps_backlog(conn: Connection, pipe: Pipe | None) -> bool:
+    """Does this connection keep its unparsed backlog as bytes, reading on
+    (see the module docstring)? Not under CONFLATE, whose reader wants the
+    latest message only: its backlog is parsed as it comes, as before."""
+    return (
+        pipe is not None
+        and not pipe.out_hwm
+        and not pipe.conflate
+        and isinstance(conn, ZMTPConnection)
+    )
+
+
+def buffer_has_room(conn: Connection, pipe: Pipe | None) -> bool:
+    """May the driver read more? (A frame larger than the limit is read whole;
+    an unbounded pipe's connection always reads.)"""
+    return (
+        conn.receiving_big_frame
+        or conn.unparsed_bytes < READAHEAD_LIMIT
+        or keeps_backlog(conn, pipe)
+    )
 
 
 def parse_batch(conn: Connection, pipe: Pipe) -> tuple[bool, ProtocolError | None]:
@@ -64,6 +95,44 @@ def parse_batch(conn: Connection, pipe: Pipe) -> tuple[bool, ProtocolError | Non
     return True, failure
 
 
+def read_ahead(
+    conn: Connection, pipe: Pipe, nobody_parsed: bool
+) -> tuple[bool, ProtocolError | None]:
+    """The read-ahead timer's parse, on the driver's thread: `parse_batch`
+    if nobody parsed since the timer was armed; for a connection that keeps
+    its backlog (`keeps_backlog`), a batch only while the reader has less
+    than one queued, and everything up to the last command or malformed
+    frame its header walk found. Same results as `parse_batch`. Call with
+    the session lock held."""
+    if not keeps_backlog(conn, pipe):
+        return parse_batch(conn, pipe) if nobody_parsed else (False, None)
+    assert isinstance(conn, ZMTPConnection)
+    parsed = False
+    if nobody_parsed and pipe.outbound_size < IN_BATCH:
+        parsed, failure = parse_batch(conn, pipe)
+        if failure is not None:
+            return True, failure
+    while conn.urgent_input():
+        before = pipe.msgs_out
+        was = conn.unparsed_bytes
+        parsed, failure = parse_batch(conn, pipe)
+        if failure is not None:
+            return True, failure
+        if pipe.msgs_out == before and conn.unparsed_bytes == was:
+            break  # the frame is not all here yet
+    return parsed, None
+
+
+def ahead_enough(conn: Connection, pipe: Pipe) -> bool:
+    """Has the reader a batch parsed already (or a full pipe)? Then the
+    read-ahead timer need not come back: the reader parses on, and bytes
+    that arrive arm it again."""
+    hwm = pipe.out_hwm
+    if hwm:
+        return pipe.outbound_size >= hwm
+    return keeps_backlog(conn, pipe) and pipe.outbound_size >= IN_BATCH
+
+
 def salvage(conn: Connection, pipe: Pipe) -> None:
     """Deliver what the peer sent before it went away.
 
@@ -71,8 +140,9 @@ def salvage(conn: Connection, pipe: Pipe) -> None:
     connection's buffer when the stream ends. They were received, so they
     are delivered (libzmq would have them in the kernel buffer and read
     them before seeing the end of the stream). They go past the HWM: the
-    bytes are already in memory, bounded by READAHEAD_LIMIT, and nothing
-    more can arrive on this connection. Call with the session lock held."""
+    bytes are already in memory (bounded by READAHEAD_LIMIT, or an
+    unbounded pipe's backlog), and nothing more can arrive on this
+    connection. Call with the session lock held."""
     while conn.has_pending_input:
         try:
             msgs = conn.pull(IN_BATCH)
@@ -125,12 +195,11 @@ class ReadAhead:
         self._armed_at_gen = self._gen
         self.deadline = now + READAHEAD_DELAY
 
-    def rearm_unless_full(self, has_pending_input: bool, pipe: Pipe | None, now: float) -> None:
-        """Bytes still wait: look again later - unless the pipe is full, in
-        which case the reader's next read parses them (no timer spins meanwhile)."""
-        if not has_pending_input or pipe is None:
-            return
-        if pipe.out_hwm and pipe.outbound_size >= pipe.out_hwm:
+    def rearm_unless_full(self, conn: Connection, pipe: Pipe | None, now: float) -> None:
+        """Bytes still wait: look again later - unless the pipe is full (or
+        holds a batch, `ahead_enough`), in which case the reader's next read
+        parses them (no timer spins meanwhile)."""
+        if not conn.has_pending_input or pipe is None or ahead_enough(conn, pipe):
             return
         self.rearm(now)
 

@@ -35,7 +35,7 @@ from purezmq._zmtp.raw import RawConnection
 from .clock import monotonic
 from .connections import Backoff, Connection, open_connection
 from .failures import may_reconnect, report_failure
-from .intake import ReadAhead, buffer_has_room, parse_batch, salvage
+from .intake import ReadAhead, buffer_has_room, parse_batch, read_ahead, salvage
 from .outflow import DRAIN_AT, Linger, encode_batch, has_queued_output
 from .stats import ConnectionCounters
 from .zap import SessionZap, zap_properties
@@ -211,7 +211,7 @@ class Session:
                     self._zap.send_pending(conn)  # a mechanism asked ZAP (zap.py)
                 if not conn.handshake_done or not self._handshake_complete(conn, notify):
                     return n  # nothing to parse (yet): nobody to wake
-            if not buffer_has_room(conn):
+            if not buffer_has_room(conn, self.pipe):
                 self._input_paused = True
         if notify:
             self._input_available(now)
@@ -299,18 +299,19 @@ class Session:
                 return
         self._parse_into_pipe(conn)
 
-    def _parse_into_pipe(self, conn: Connection) -> None:
+    def _parse_into_pipe(self, conn: Connection, timer: bool = False, idle: bool = True) -> None:
+        """The reader's parse, or (`timer`) read-ahead's: `idle` = nobody parsed meanwhile."""
         pipe = self.pipe
         if pipe is None:
             return
         with self.lock:
             if self.conn is not conn:
                 return
-            parsed, failure = parse_batch(conn, pipe)
+            parsed, failure = read_ahead(conn, pipe, idle) if timer else parse_batch(conn, pipe)
             if not parsed:
                 return
             self._readahead.parsed()
-            resume = self._input_paused and buffer_has_room(conn)
+            resume = self._input_paused and buffer_has_room(conn, pipe)
             if resume:
                 self._input_paused = False
             has_output = conn.has_output
@@ -398,10 +399,9 @@ class Session:
             has_output = conn.has_output
         readahead = self._readahead
         if readahead.fire(now) and conn.has_pending_input:
-            if readahead.nobody_parsed:
-                self._parse_into_pipe(conn)
+            self._parse_into_pipe(conn, True, readahead.nobody_parsed)
             if self.conn is conn:
-                readahead.rearm_unless_full(conn.has_pending_input, self.pipe, now)
+                readahead.rearm_unless_full(conn, self.pipe, now)
         engine = self.engine
         if engine is not None:
             if has_output:
