@@ -96,6 +96,7 @@ COMPILED_MODULES = [
     # _io: the stream engine, its connect/listen set-up and a socket's waits.
     # The asyncio loop's reactor: every readiness and every delivered
     # message of a purezmq.asyncio socket passes through it.
+    "_io/aio/ops.py",
     "_io/aio/reactor.py",
     "_io/connecter.py",
     "_io/driver.py",

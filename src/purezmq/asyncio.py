@@ -32,67 +32,31 @@ import pickle
 import threading
 import warnings
 import weakref
-from collections import deque
-from collections.abc import Callable, Generator, Sequence
-from typing import Any, ClassVar, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
 
 from purezmq import constants as C
 from purezmq._io.aio import AsyncioDriver, AsyncioReactor, LoopWaker, loop_supports_readers
-from purezmq.error import Again, ZMQError
+from purezmq._io.aio.ops import (
+    POLL,
+    RECV,
+    RECV_MULTIPART,
+    SEND_MULTIPART,
+    OpQueue,
+    RecvFuture,
+)
+from purezmq.error import ZMQError
 from purezmq.sugar import context as _sync_context
 from purezmq.sugar import poll as _sync_poll
 from purezmq.sugar import socket as _sync_socket
 from purezmq.sugar.frame import Frame
 
-_T = TypeVar("_T")
 _NOBLOCK = int(C.NOBLOCK)
 _POLLIN = int(C.POLLIN)
 _POLLOUT = int(C.POLLOUT)
-_RCVTIMEO = int(C.RCVTIMEO)
-_SNDTIMEO = int(C.SNDTIMEO)
 
-_RECV, _RECV_MULTIPART, _SEND, _SEND_MULTIPART, _POLL = range(5)
-_get_running_loop = asyncio._get_running_loop
-_Future = asyncio.Future
-
-
-class _RecvFuture(asyncio.Future[_T]):
-    """A receive's future that can give its message back.
-
-    If the awaiting task is cancelled after the message was taken from the
-    socket (the result is set) but before the task saw it, the message is
-    put back, so the next receive gets it: ``__await__`` sees that
-    cancellation arrive."""
-
-    _undo: Callable[[], None] | None = None
-
-    def __await__(self) -> Generator[Any, None, _T]:
-        try:
-            return (yield from super().__await__())
-        except asyncio.CancelledError:
-            if self.done() and not self.cancelled() and self.exception() is None:
-                undo, self._undo = self._undo, None
-                if undo is not None:
-                    undo()
-            raise
-
-    __iter__ = __await__
-
-
-class _Op:
-    """A queued operation. While queued, its future has `forget` as a done
-    callback (a cancelled or timed-out operation leaves the queue); the
-    socket completes it only after taking it out of the queue and removing
-    that callback, so a completion schedules nothing but the awaiting task."""
-
-    __slots__ = ("args", "forget", "future", "kind", "timer")
-
-    def __init__(self, kind: int, future: asyncio.Future[Any], args: tuple[Any, ...]) -> None:
-        self.kind = kind
-        self.future = future
-        self.args = args
-        self.timer: asyncio.TimerHandle | None = None
-        self.forget: Callable[[asyncio.Future[Any]], None] | None = None
+#: The receive futures (pyzmq's tests and `_chain` look at them): compiled.
+_RecvFuture = RecvFuture
 
 
 class Socket(_sync_socket.Socket):
@@ -101,8 +65,7 @@ class Socket(_sync_socket.Socket):
     _repr_cls = "zmq.asyncio.Socket"
     _loop: asyncio.AbstractEventLoop | None
     _loop_thread: int
-    _ops: deque[_Op]
-    _wake_pending: bool
+    _q: OpQueue
     _fd_users: bool
     _reactor: AsyncioReactor | None
 
@@ -120,9 +83,23 @@ class Socket(_sync_socket.Socket):
             super().__init__(context, socket_type, **kwargs)
         object.__setattr__(self, "_loop", None)
         object.__setattr__(self, "_loop_thread", 0)
-        object.__setattr__(self, "_ops", deque())
-        object.__setattr__(self, "_wake_pending", False)
+        object.__setattr__(
+            self,
+            "_q",
+            OpQueue(
+                self._core,
+                self._get_loop,
+                _sync_socket.Socket.send.__get__(self),
+                _sync_socket.Socket.send_multipart.__get__(self),
+                self._frames,
+            ),
+        )
         object.__setattr__(self, "_reactor", None)
+        if type(self)._add is Socket._add:
+            # Every operation calls `self._add`: the queue's own (compiled)
+            # method, found in the instance, saves an interpreted call. A
+            # subclass that wraps `_add` (zmq.eventloop.future) keeps its own.
+            object.__setattr__(self, "_add", self._q.add)
         # A shadowed sync socket still blocks on the FD: keep signalling it.
         object.__setattr__(self, "_fd_users", _from_socket is not None)
         if io_loop is not None:
@@ -143,6 +120,7 @@ class Socket(_sync_socket.Socket):
         if self._loop is loop:
             return
         object.__setattr__(self, "_loop", loop)
+        self._q.loop = loop
         object.__setattr__(self, "_loop_thread", threading.get_ident())
         core = self._core
         if loop_supports_readers(loop):
@@ -168,7 +146,7 @@ class Socket(_sync_socket.Socket):
         if reactor is None or self._fd_users:
             self._core.set_waker(self._core_woke)
         else:
-            self._core.set_waker(LoopWaker(reactor, self._service, self._core_woke).wake)
+            self._core.set_waker(LoopWaker(reactor, self._q.service, self._core_woke).wake)
 
     def _core_woke(self) -> None:
         """The core's owner must look (any thread; the core holds its post lock)."""
@@ -177,12 +155,10 @@ class Socket(_sync_socket.Socket):
             self._core.signal_fd()
             return
         if threading.get_ident() == self._loop_thread:
-            if not self._wake_pending:
-                object.__setattr__(self, "_wake_pending", True)
-                loop.call_soon(self._service)
+            self._q.schedule_service()
         else:
             try:
-                loop.call_soon_threadsafe(self._service)
+                loop.call_soon_threadsafe(self._q.service)
             except RuntimeError:
                 pass
         if self._fd_users:
@@ -196,162 +172,30 @@ class Socket(_sync_socket.Socket):
         return super().fileno()
 
     # ------------------------------------------------------------ operations
-    def _try(
-        self, kind: int, args: tuple[Any, ...], fut: asyncio.Future[Any], op: _Op | None = None
-    ) -> bool:
-        """Attempt an operation without blocking; True when `fut` got an
-        outcome (a queued one, `op`, has then left the queue)."""
-        try:
-            if kind <= _RECV_MULTIPART:
-                whole = kind == _RECV_MULTIPART
-                got = self._core.try_recv_undoable(whole)
-                if got is None:
-                    return False  # not EAGAIN: no exception per receive that waits
-                result = self._received(got, whole, args[1], fut)
-            elif kind == _SEND:
-                data, flags, copy, track = args
-                result = _sync_socket.Socket.send(self, data, flags | _NOBLOCK, copy, track)
-            elif kind == _SEND_MULTIPART:
-                parts, flags, copy, track, kwargs = args
-                result = _sync_socket.Socket.send_multipart(
-                    self, parts, flags | _NOBLOCK, copy, track, **kwargs
-                )
-            else:
-                result = self._core.events() & args[0]
-                if not result:
-                    return False
-        except Again:
-            return False
-        except Exception as exc:
-            if op is not None:
-                self._dequeue(op)
-            fut.set_exception(exc)
-            return True
-        if op is not None:
-            self._dequeue(op)
-        fut.set_result(result)
-        return True
+    def _add(self, kind: int, args: tuple[Any, ...], nonblock: bool) -> asyncio.Future[Any]:
+        """Start an operation (`OpQueue.add`): a subclass's hook."""
+        return self._q.add(kind, args, nonblock)
 
-    def _dequeue(self, op: _Op) -> None:
-        """Take the queued `op` out before completing it (see `_Op`)."""
-        forget, op.forget = op.forget, None
-        if forget is not None:
-            op.future.remove_done_callback(forget)
-        if op.timer is not None:
-            op.timer.cancel()
-        ops = self._ops
-        if ops and ops[0] is op:
-            ops.popleft()
-        else:
-            self._forget(op)
-
-    def _received(
-        self, got: tuple[Any, bool, Any], whole: bool, copy: bool, fut: asyncio.Future[Any]
-    ) -> Any:
-        """What a receive returns for the message `got` (as the operation asked)."""
+    # The queue of operations is compiled (`purezmq._io.aio.ops`); what it
+    # needs of the facade - Frames - comes from here.
+    def _frames(self, data: Any, more: bool, whole: bool) -> Any:
+        """A copy=False receive's Frame (or, `whole`, its list of Frames)."""
         core = self._core
-        data, more, token = got
-        if isinstance(fut, _RecvFuture):
-            fut._undo = lambda: self._give_back(token)
+        meta = core.last_metadata
+        rid, group = core.pattern.last_address()
         if whole:
-            if copy:
-                return [f if type(f) is bytes else bytes(f) for f in data]
-            meta = core.last_metadata
-            rid, group = core.pattern.last_address()
             last = len(data) - 1
             return [Frame._received(f, i < last, meta, rid, group) for i, f in enumerate(data)]
-        if copy:
-            return data if type(data) is bytes else bytes(data)
-        return Frame._received(data, more, core.last_metadata, *core.pattern.last_address())
-
-    def _give_back(self, token: tuple[Any, ...]) -> None:
-        if not self._core.closed and self._core.undo_recv(token):
-            self._schedule_service()
-
-    def _add(self, kind: int, args: tuple[Any, ...], nonblock: bool) -> asyncio.Future[Any]:
-        # Every send and receive comes here: the common case (the socket's
-        # loop is the running one, nothing queued, the try succeeds or the
-        # operation is queued) costs as few interpreted calls as it can.
-        loop = self._loop
-        if loop is None or loop is not _get_running_loop():
-            loop = self._get_loop()
-        fut: asyncio.Future[Any] = (
-            _RecvFuture(loop=loop) if kind <= _RECV_MULTIPART else _Future(loop=loop)
-        )
-        if self._core.closed:
-            fut.set_exception(ZMQError(errno.ENOTSOCK, "Socket is closed"))
-            return fut
-        # Keep order: try at once only if nothing of the same direction waits.
-        ops = self._ops
-        waiting = ops and any(_DIRECTION[o.kind] == _DIRECTION[kind] for o in ops)
-        if not waiting and self._try(kind, args, fut):
-            return fut
-        if nonblock:
-            fut.set_exception(Again())
-            return fut
-        op = _Op(kind, fut, args)
-        ops.append(op)
-        timeout = int(
-            self._core.options.value(_RCVTIMEO if kind <= _RECV_MULTIPART else _SNDTIMEO)
-            if kind != _POLL
-            else -1
-        )
-        if timeout >= 0:
-            op.timer = loop.call_later(timeout / 1000.0, self._expire, op)
-        op.forget = forget = lambda f: self._forget(op)
-        fut.add_done_callback(forget)
-        return fut
-
-    def _expire(self, op: _Op) -> None:
-        if not op.future.done():
-            op.future.set_exception(Again())
-
-    def _forget(self, op: _Op) -> None:
-        if op.timer is not None:
-            op.timer.cancel()
-        ops = self._ops
-        if ops and ops[0] is op:
-            ops.popleft()
-            return
-        try:
-            ops.remove(op)
-        except ValueError:
-            pass
-
-    def _schedule_service(self) -> None:
-        loop = self._loop
-        if loop is not None and not loop.is_closed() and not self._wake_pending:
-            object.__setattr__(self, "_wake_pending", True)
-            loop.call_soon(self._service)
-
-    def _service(self) -> None:
-        """Run queued operations in order while they can complete."""
-        object.__setattr__(self, "_wake_pending", False)
-        core = self._core
-        if core.closed:
-            return
-        try:
-            core.process_commands()
-        except Exception:  # pragma: no cover - process_commands does not raise
-            pass
-        blocked: set[int] = set()
-        for op in list(self._ops):
-            if op.future.done():
-                continue
-            direction = _DIRECTION[op.kind]
-            if direction in blocked:
-                continue
-            if not self._try(op.kind, op.args, op.future, op):
-                blocked.add(direction)
+        return Frame._received(data, more, meta, rid, group)
 
     # ------------------------------------------------------------ pyzmq API
     def recv(self, flags: int = 0, copy: object = True, track: object = False) -> Any:
         """Receive a frame: a Future of bytes (or of a Frame with copy=False)."""
-        return self._add(_RECV, (flags, copy, track), bool(flags & _NOBLOCK))
+        return self._add(RECV, (flags, copy, track), bool(flags & _NOBLOCK))
 
     def recv_multipart(self, flags: int = 0, copy: bool = True, track: bool = False) -> Any:
         """Receive a whole message: a Future of its list of frames."""
-        return self._add(_RECV_MULTIPART, (flags, copy, track), bool(flags & _NOBLOCK))
+        return self._add(RECV_MULTIPART, (flags, copy, track), bool(flags & _NOBLOCK))
 
     def send(
         self,
@@ -370,25 +214,7 @@ class Socket(_sync_socket.Socket):
                 data.routing_id = routing_id
             if group is not None:
                 data.group = group
-        loop = self._loop
-        if not self._ops and loop is not None and loop is _get_running_loop():
-            # The usual send (nothing queued, on the socket's loop): tried
-            # here, without `_add` and `_try` - two interpreted calls less.
-            fut: asyncio.Future[Any] = _Future(loop=loop)
-            if self._core.closed:
-                fut.set_exception(ZMQError(errno.ENOTSOCK, "Socket is closed"))
-                return fut
-            try:
-                result = _sync_socket.Socket.send(self, data, flags | _NOBLOCK, copy, track)
-            except Again:
-                pass  # it must wait (or fail, NOBLOCK): `_add` tries once more, then queues
-            except Exception as exc:
-                fut.set_exception(exc)
-                return fut
-            else:
-                fut.set_result(result)
-                return fut
-        return self._add(_SEND, (data, flags, copy, track), bool(flags & _NOBLOCK))
+        return self._q.send(data, flags, copy, track)
 
     def send_multipart(
         self,
@@ -400,7 +226,7 @@ class Socket(_sync_socket.Socket):
     ) -> Any:
         """Send a whole message: a Future; all parts go, or (cancelled) none."""
         args = (list(msg_parts), flags, copy, track, kwargs)
-        return self._add(_SEND_MULTIPART, args, bool(flags & _NOBLOCK))
+        return self._add(SEND_MULTIPART, args, bool(flags & _NOBLOCK))
 
     def recv_into(self, buffer: Any, /, *, nbytes: int = 0, flags: int = 0) -> Any:
         """Receive a frame into `buffer`: a Future of the frame's full size."""
@@ -433,7 +259,7 @@ class Socket(_sync_socket.Socket):
     def _chain(self, inner: asyncio.Future[Any], load: Callable[[Any], Any]) -> Any:
         """A future for `load(inner's result)` that keeps cancellation atomic."""
         loop = self._get_loop()
-        outer: _RecvFuture[Any] = _RecvFuture(loop=loop)
+        outer: RecvFuture[Any] = RecvFuture(loop=loop)
 
         def done(f: asyncio.Future[Any]) -> None:
             if outer.done():
@@ -470,7 +296,7 @@ class Socket(_sync_socket.Socket):
         if self.closed:
             raise ZMQError(errno.ENOTSUP, "Socket is closed")
         loop = self._get_loop()
-        fut = self._add(_POLL, (int(flags),), nonblock=False)
+        fut = self._add(POLL, (int(flags),), False)
         if timeout is not None and timeout >= 0 and not fut.done():
             if timeout == 0:
                 fut.set_result(0)  # nothing ready now: a zero timeout answers at once
@@ -482,23 +308,24 @@ class Socket(_sync_socket.Socket):
     @property
     def _recv_futures(self) -> list[asyncio.Future[Any]]:
         """Pending receives and polls (pyzmq's name; its tests look at it)."""
-        return [op.future for op in self._ops if _DIRECTION[op.kind] != 1]
+        return self._q.futures(1, False)
 
     @property
     def _send_futures(self) -> list[asyncio.Future[Any]]:
         """Pending sends (pyzmq's name)."""
-        return [op.future for op in self._ops if _DIRECTION[op.kind] == 1]
+        return self._q.futures(1, True)
 
     def close(self, linger: int | None = None) -> None:
         """Close; pending futures are cancelled (as pyzmq), saying why."""
         if not self.closed:
-            for op in list(self._ops):
+            ops = self._q.ops
+            for op in list(ops):
                 if not op.future.done():
                     try:
                         op.future.cancel(msg="purezmq: the socket was closed")
                     except RuntimeError:  # the loop is gone (interpreter teardown)
                         pass
-            self._ops.clear()
+            ops.clear()
         core = self._core
         was_open = not core.closed
         super().close(linger)
@@ -511,11 +338,6 @@ class Socket(_sync_socket.Socket):
 def _resolve(fut: asyncio.Future[Any], value: Any) -> None:
     if not fut.done():
         fut.set_result(value)
-
-
-#: Which queue an operation waits in: receives, sends and polls do not block
-#: one another.
-_DIRECTION = {_RECV: 0, _RECV_MULTIPART: 0, _SEND: 1, _SEND_MULTIPART: 1, _POLL: 2}
 
 
 #: The loop driver of each (context core, loop): made on first use.
