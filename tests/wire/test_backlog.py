@@ -11,6 +11,7 @@ backlog well beyond the read-ahead limit, then that frame.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 import pytest
@@ -24,6 +25,8 @@ from .zmtp_raw import RawPeer, command, message, ping
 #: Messages in the backlog: about 1.3 MB, five times the read-ahead limit.
 BACKLOG = 20_000
 BODY = b"m" * 60
+#: Bytes per message on the wire: a short header and BODY + a 4-byte index.
+FRAME = 2 + len(BODY) + 4
 #: How long a PONG or the end of a bad connection may take.
 WITHIN = 2.0
 
@@ -51,10 +54,11 @@ def _read_backlog(router: Bound) -> None:
 
 def _session_pipe(router: Bound) -> tuple[int, int]:
     """(messages parsed and queued for the application, bytes still unparsed)."""
-    sessions = list(router.sock._core.sessions.live())  # type: ignore[attr-defined]
+    sessions = list(router.sock._core.sessions.live())
     assert len(sessions) == 1
-    session = sessions[0]
-    return session.pipe.outbound_size, session.conn.unparsed_bytes
+    pipe, conn = sessions[0].pipe, sessions[0].conn
+    assert pipe is not None and conn is not None
+    return pipe.outbound_size, conn.unparsed_bytes
 
 
 def test_backlog_is_read_and_kept_as_bytes(bound: Callable[..., Bound], raw: Raw) -> None:
@@ -64,11 +68,16 @@ def test_backlog_is_read_and_kept_as_bytes(bound: Callable[..., Bound], raw: Raw
     wire = _backlog()
     peer.send(wire)
     assert len(wire) > 4 * READAHEAD_LIMIT
-    wait_until(lambda: sum(_session_pipe(router)) == BACKLOG or _session_pipe(router)[1] > 0)
-    wait_until(lambda: _session_pipe(router)[1] + _session_pipe(router)[0] * 66 >= len(wire))
+
+    def all_received() -> bool:
+        queued, unparsed = _session_pipe(router)
+        return queued * FRAME + unparsed >= len(wire)
+
+    wait_until(all_received)
+    time.sleep(0.05)  # read-ahead's timer ran meanwhile, maybe more than once
     queued, unparsed = _session_pipe(router)
     assert queued <= IN_BATCH
-    assert unparsed >= len(wire) - queued * 66
+    assert unparsed == len(wire) - queued * FRAME
     _read_backlog(router)
 
 
@@ -108,3 +117,26 @@ def test_oversized_frame_behind_backlog_closes_connection(
     peer.wait_closed(WITHIN)
     mon.wait_for(zmq.EVENT_DISCONNECTED)
     _read_backlog(router)
+
+
+def test_bounded_pipe_fills_to_its_hwm_and_no_further(
+    bound: Callable[..., Bound], raw: Raw
+) -> None:
+    """RCVHWM 1000 (the default): read-ahead parses in batches of at most
+    IN_BATCH, so it takes several to fill the pipe - up to the HWM, never
+    past it - and the rest waits as bytes (reading pauses past
+    READAHEAD_LIMIT, as before)."""
+    router = bound("ROUTER", RCVHWM=1000)
+    peer = raw(router.port)
+    peer.handshake(b"DEALER", b"peer")
+    assert router.sock.poll(50) == 0
+    wire = _backlog()[: 3000 * FRAME]
+    peer.send(wire)
+    assert IN_BATCH < 1000
+    wait_until(lambda: _session_pipe(router)[0] == 1000)
+    time.sleep(0.05)
+    queued, unparsed = _session_pipe(router)
+    assert queued == 1000
+    assert unparsed == len(wire) - 1000 * FRAME
+    for i in range(3000):
+        assert router.sock.recv_multipart() == [b"peer", BODY + i.to_bytes(4, "big")]

@@ -43,9 +43,9 @@ if TYPE_CHECKING:
 READAHEAD_DELAY: Final = 0.005
 #: Unparsed bytes a connection may hold before reading pauses.
 READAHEAD_LIMIT: Final = 256 * 1024
-#: Messages parsed per refill when the pipe has no HWM. Below the garbage
-#: collector's first threshold (700 allocations net by default) with room
-#: to spare: each message is a list, and a batch that lives in the pipe
+#: Most messages parsed per refill (fewer when the HWM leaves less room).
+#: Below the garbage collector's first threshold (700 allocations net by
+#: default) with room to spare: each message is a list, and a batch that lives in the pipe
 #: across a young collection is promoted, and the full collections that
 #: promotions bring walk the whole heap. 1,024 a batch cost a fan-out
 #: receiver 900 young and 8 full collections per million messages (15% of
@@ -76,14 +76,14 @@ def buffer_has_room(conn: Connection, pipe: Pipe | None) -> bool:
 
 
 def parse_batch(conn: Connection, pipe: Pipe) -> tuple[bool, ProtocolError | None]:
-    """Parse as many messages as the pipe has room for into it.
+    """Parse as many messages as the pipe has room for into it (IN_BATCH at most).
 
     Returns whether there was room (and so a parse happened) and the
     protocol error that ends the connection, if one was met. `pull` returns
     the good messages before a bad frame and keeps the error for its next
     call: it is acted on now, not later. Call with the session lock held."""
     hwm = pipe.out_hwm
-    room = hwm - pipe.outbound_size if hwm else IN_BATCH
+    room = min(hwm - pipe.outbound_size, IN_BATCH) if hwm else IN_BATCH
     if room <= 0:
         return False, None
     failure: ProtocolError | None
