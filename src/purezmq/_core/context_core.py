@@ -25,6 +25,7 @@ from purezmq import constants as C
 from purezmq._routing.pipe import Pipe, pipepair
 from purezmq.error import ZMQError
 
+from .hwms import sum_hwm
 from .options import ContextOptions
 from .session_config import CONFLATE_TYPES
 
@@ -159,8 +160,8 @@ class ContextCore:
     def _complete_inproc(self, connecter: InprocPeer, binder: InprocPeer, theirs: Pipe) -> None:
         ours = theirs.peer
         co, bo = connecter.options, binder.options
-        snd = _sum_hwm(co.value(C.SNDHWM), bo.value(C.RCVHWM))
-        rcv = _sum_hwm(co.value(C.RCVHWM), bo.value(C.SNDHWM))
+        snd = sum_hwm(co.value(C.SNDHWM), bo.value(C.RCVHWM))
+        rcv = sum_hwm(co.value(C.RCVHWM), bo.value(C.SNDHWM))
         if ours.conflate:
             snd = rcv = 0
         ours.set_hwms(snd, rcv)
@@ -214,11 +215,6 @@ class ContextCore:
         self._lingering = set()
         self._lock = threading.Condition()
         self.terminated = True
-
-
-def _sum_hwm(a: int, b: int) -> int:
-    """libzmq's inproc HWM: both bounds add up; 0 (no limit) wins."""
-    return a + b if a and b else 0
 
 
 def _conflate(sock: InprocPeer) -> bool:

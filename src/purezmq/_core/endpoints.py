@@ -60,6 +60,9 @@ class EndpointOwner(SessionOwner, InprocPeer, Protocol):
     def process_commands(self) -> None:
         """Run the mailbox now (attach pipes before bind/connect return)."""
 
+    def hold_wake(self) -> None:
+        """Posts until the next `process_commands` need not wake the owner."""
+
     def terminate_pipe(self, pipe: Pipe) -> None:
         """End `pipe` from our side, discarding what it still holds."""
 
@@ -229,12 +232,16 @@ class Endpoints:
             raise ZMQError(e.errno, f"{e.message} (addr={addr!r})") from None
         driver = self._driver()
         rid = self._take_connect_routing_id()
-        session = Session(owner, self._config(addr, connect_side=True, rid=rid))
-        owner.session_started(session)
+        # The session posts its pipe (IMMEDIATE=0): attach it before returning,
+        # so a send() right after connect() already has somewhere to go. We
+        # run the mailbox ourselves, so that post needs no wake-up signal.
+        owner.hold_wake()
+        try:
+            session = Session(owner, self._config(addr, connect_side=True, rid=rid))
+            owner.session_started(session)
+        finally:
+            owner.process_commands()
         sock_pipe = session.pipe.peer if session.pipe is not None else None
-        # The session posted its pipe (IMMEDIATE=0): attach it before returning,
-        # so a send() right after connect() already has somewhere to go.
-        owner.process_commands()
         handle = driver.connect(session, ep, ipv6=ipv6, tuning=self._tuning())
         self._connects.setdefault(addr, []).append(_Connected(session, handle, sock_pipe))
         self.last_endpoint = addr

@@ -31,6 +31,7 @@ from purezmq.error import ZMQError, raise_errno
 from .clock import monotonic
 from .commands import Attach, Command, Hiccup, Identified, PeerClosed, ReadActivated, WriteActivated
 from .endpoints import Endpoints, parse
+from .hwms import apply_hwms
 from .monitor import Monitor
 from .options import OptionValue, SocketOptions
 from .receiving import Receiver, routing_error
@@ -45,6 +46,8 @@ if TYPE_CHECKING:
 # Plain ints for the hot path (IntFlag arithmetic goes through enum code).
 _POLLIN: Final = int(C.POLLIN)
 _POLLOUT: Final = int(C.POLLOUT)
+#: Type number -> name; `SocketType(n).name` runs the enum machinery per socket.
+_TYPE_NAMES: Final = {int(t): t.name for t in C.SocketType}
 
 
 def _not_a_socket(detail: str = "the socket is closed") -> ZMQError:
@@ -55,10 +58,9 @@ class SocketCore(Receiver):
     """One socket: pattern, pipes, mailbox, options and collaborators (see module doc)."""
 
     def __init__(self, ctx: ContextCore, socket_type: int) -> None:
-        try:
-            name = C.SocketType(socket_type).name
-        except ValueError:
-            raise ZMQError(errno.EINVAL, f"Invalid socket type: {socket_type!r}") from None
+        name = _TYPE_NAMES.get(socket_type)
+        if name is None:
+            raise ZMQError(errno.EINVAL, f"Invalid socket type: {socket_type!r}")
         pattern_cls = PATTERNS.get(name)
         if pattern_cls is None:
             raise ZMQError(errno.EINVAL, f"Socket type {name} is not supported by purezmq yet")
@@ -72,6 +74,7 @@ class SocketCore(Receiver):
         self._post_lock = threading.Lock()
         self._waiter: Waiter = ctx.make_waiter()
         self._signaled = False
+        self._held = False
         self._pipes: set[Pipe] = set()
         self._closed = False
         self.monitor = Monitor()
@@ -105,11 +108,22 @@ class SocketCore(Receiver):
         # command posted in between then re-signals, and none is ever missed.
         # No flag, no signal: writers raise the flag before they signal.
         if self._signaled:
-            self._waiter.drain()
+            if self._held:  # nobody signalled: see hold_wake()
+                self._held = False
+            else:
+                self._waiter.drain()
             self._signaled = False
         mailbox = self._mailbox
         while mailbox:
             mailbox.popleft().run(self)
+
+    def hold_wake(self) -> None:
+        """Posts until the next `process_commands` need not signal: the owning
+        thread runs it before it returns (connect(): the new session posts its
+        pipe to us, an eventfd write and read per connect for nothing)."""
+        with self._post_lock:
+            if not self._signaled:
+                self._signaled = self._held = True
 
     # CommandTarget: the owning thread runs these for the commands above.
     def on_read_activated(self, pipe: Pipe) -> None:
@@ -366,27 +380,7 @@ class SocketCore(Receiver):
         if option == C.INVERT_MATCHING and "invert_matching" in self.pattern.options:
             self._forward_option("invert_matching", self.options.value(option))
         elif option in (C.SNDHWM, C.RCVHWM):
-            self._update_pipe_hwms()
-
-    def _update_pipe_hwms(self) -> None:
-        """libzmq 4.3 applies new HWMs to existing pipes too, not just new ones."""
-        o = self.options
-        snd: int = o.value(C.SNDHWM)
-        rcv: int = o.value(C.RCVHWM)
-        for pipe in self._pipes:
-            if pipe.conflate:
-                continue
-            peer_end = pipe.peer
-            owner = peer_end.owner
-            if isinstance(owner, SocketCore):  # inproc: both sockets' marks add up
-                po = owner.options
-                pipe.set_hwms(_sum_hwm(snd, po.value(C.RCVHWM)), _sum_hwm(rcv, po.value(C.SNDHWM)))
-            else:
-                pipe.set_hwms(snd, rcv)
-            if owner is not None:
-                owner.write_activated(peer_end)  # a paused reader may have room now
-            if pipe.check_write():
-                self.pattern.write_activated(pipe)  # lb/dist may have parked it as full
+            apply_hwms(self._pipes, self.options, self.pattern.write_activated)
 
     def _forward_option(self, name: str, value: object) -> None:
         """Hand a validated pattern option to the pattern (options.forward)."""
@@ -493,7 +487,3 @@ class SocketCore(Receiver):
         self.ctx.socket_closed(self, sessions)
         self._waiter.close()
 
-
-def _sum_hwm(a: int, b: int) -> int:
-    """libzmq's inproc HWM: both marks add up; 0 (no limit) on either side wins."""
-    return a + b if a and b else 0

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Final
 
 from purezmq._core.clock import monotonic
 from purezmq._core.outflow import nothing_to_take
+from purezmq._transport.address import is_inet
 from purezmq._zmtp import ProtocolError
 from purezmq._zmtp.frames import Buffer
 
@@ -121,7 +122,7 @@ class StreamEngine:
         self._flush_scheduled = False
         #: SO_RCVLOWAT as last set (1: the kernel's default); -1: not TCP, where
         #: it has no effect on readiness (AF_UNIX) - never set.
-        self._lowat = 1 if sock.family in (socket.AF_INET, socket.AF_INET6) else -1
+        self._lowat = 1 if is_inet(sock) else -1
         #: The interest last asked of the reactor (-1: none yet): asking again
         #: for the same costs a call into the reactor after every write.
         self._mask = -1

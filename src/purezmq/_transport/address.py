@@ -8,13 +8,16 @@ the same string, so the socket layer can raise pyzmq's ZMQError unchanged.
 
 from __future__ import annotations
 
+import _socket
 import errno
 import ipaddress
 import os
 import socket
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Final
 
 
 class AddressError(Exception):
@@ -154,18 +157,32 @@ class Tuning:
     tos: int = 0
 
 
+#: The C member under `socket.socket.family`: the plain int. The property
+#: converts it to an `AddressFamily` member through the interpreted enum
+#: machinery (about 1 µs a read), and a connection's set-up read it thrice.
+_raw_family: Callable[[socket.socket], int] = _socket.socket.family.__get__
+_INET: Final = (int(socket.AF_INET), int(socket.AF_INET6))
+
+
+def is_inet(sock: socket.socket) -> bool:
+    """Is `sock` a tcp (IPv4/IPv6) socket, not AF_UNIX?"""
+    return _raw_family(sock) in _INET
+
+
 def tune_socket(sock: socket.socket, tuning: Tuning) -> None:
     """Apply `tuning`; for tcp also TCP_NODELAY (ZeroMQ batches by itself)."""
     if tuning.sndbuf > 0:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, tuning.sndbuf)
     if tuning.rcvbuf > 0:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, tuning.rcvbuf)
-    if sock.family not in (socket.AF_INET, socket.AF_INET6):
+    family = _raw_family(sock)
+    if family not in _INET:
         return
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     if tuning.tos:
-        level = socket.IPPROTO_IPV6 if sock.family == socket.AF_INET6 else socket.IPPROTO_IP
-        opt = socket.IPV6_TCLASS if sock.family == socket.AF_INET6 else socket.IP_TOS
+        v6 = family == socket.AF_INET6
+        level = socket.IPPROTO_IPV6 if v6 else socket.IPPROTO_IP
+        opt = socket.IPV6_TCLASS if v6 else socket.IP_TOS
         sock.setsockopt(level, opt, tuning.tos)
     on, cnt, idle, intvl = tuning.keepalive
     if on != -1:

@@ -190,10 +190,16 @@ class IOThread:
         checks the queue before it blocks and keeps what arrives while it
         runs commands for its next turn, so a burst costs one wake-up system
         call, not one per command. (Append, then look: checking first could
-        see another thread's command that the loop takes a moment later.)"""
+        see another thread's command that the loop takes a moment later.)
+
+        From the I/O thread itself nothing signals: the loop is awake and
+        looks at the queue before it polls (`_turn` polls with no wait while
+        commands are queued). An engine that completes its handshake asks
+        for a flush this way, and the eventfd write, the wake-up and the
+        read that drained it were three system calls per connection."""
         commands = self._commands
         commands.append(fn)
-        if len(commands) == 1:
+        if len(commands) == 1 and _get_ident() != self._ident:
             self._wake.signal()
 
     def stop(self, timeout: float | None = None) -> None:

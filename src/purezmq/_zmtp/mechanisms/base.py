@@ -47,6 +47,7 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import ClassVar, NoReturn
 
+from purezmq._mypyc import mypyc_attr
 from purezmq._zmtp import commands
 from purezmq._zmtp.errors import ZMTP_INVALID_METADATA, ZMTP_UNEXPECTED_COMMAND, ProtocolError
 from purezmq._zmtp.greeting import PeerGreeting
@@ -88,6 +89,7 @@ class MechanismStatus(enum.Enum):
     ERROR = "error"
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # PLAIN, CURVE and tests' own
 class Mechanism(ABC):
     """One side of a security handshake; see the module docstring."""
 
