@@ -41,6 +41,7 @@ from purezmq._io.aio.ops import (
     POLL,
     RECV,
     RECV_MULTIPART,
+    SEND,
     SEND_MULTIPART,
     OpQueue,
     RecvFuture,
@@ -96,10 +97,12 @@ class Socket(_sync_socket.Socket):
         )
         object.__setattr__(self, "_reactor", None)
         if type(self)._add is Socket._add:
-            # Every operation calls `self._add`: the queue's own (compiled)
-            # method, found in the instance, saves an interpreted call. A
-            # subclass that wraps `_add` (zmq.eventloop.future) keeps its own.
+            # Every operation calls `self._add` (a send, `self._send_op`):
+            # the queue's own compiled methods, found in the instance, save
+            # an interpreted call. A subclass that wraps `_add`
+            # (zmq.eventloop.future) keeps its own, and its sends go there too.
             object.__setattr__(self, "_add", self._q.add)
+            object.__setattr__(self, "_send_op", self._q.send)
         # A shadowed sync socket still blocks on the FD: keep signalling it.
         object.__setattr__(self, "_fd_users", _from_socket is not None)
         if io_loop is not None:
@@ -176,6 +179,10 @@ class Socket(_sync_socket.Socket):
         """Start an operation (`OpQueue.add`): a subclass's hook."""
         return self._q.add(kind, args, nonblock)
 
+    def _send_op(self, data: Any, flags: int, copy: object, track: object) -> Any:
+        """A send, through `_add` (a subclass's hook; see `__init__`)."""
+        return self._add(SEND, (data, flags, copy, track), bool(flags & _NOBLOCK))
+
     # The queue of operations is compiled (`purezmq._io.aio.ops`); what it
     # needs of the facade - Frames - comes from here.
     def _frames(self, data: Any, more: bool, whole: bool) -> Any:
@@ -214,7 +221,7 @@ class Socket(_sync_socket.Socket):
                 data.routing_id = routing_id
             if group is not None:
                 data.group = group
-        return self._q.send(data, flags, copy, track)
+        return self._send_op(data, flags, copy, track)
 
     def send_multipart(
         self,

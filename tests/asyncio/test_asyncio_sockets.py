@@ -520,3 +520,33 @@ def test_queued_messages_survive_the_loop_ending(ipc_dir: str) -> None:
     ctx.term()
     assert got == [b"%d" % i for i in range(100)]
     receiver_ctx.destroy(linger=0)
+
+
+def test_a_subclass_that_wraps_add_sees_every_operation(run: Run) -> None:
+    """zmq.eventloop.future wraps `_add` to make its own futures: every
+    operation - the usual send too, tried at once - must go through it."""
+    seen: list[int] = []
+
+    class Hooked(zaio.Socket):
+        def _add(self, kind: int, args: tuple[Any, ...], nonblock: bool) -> asyncio.Future[Any]:
+            seen.append(kind)
+            return super()._add(kind, args, nonblock)
+
+    class HookedContext(zaio.Context):
+        _socket_class = Hooked
+
+    async def main() -> None:
+        with HookedContext() as ctx:
+            a, b = ctx.socket(zmq.PAIR), ctx.socket(zmq.PAIR)
+            a.bind("inproc://hooked")
+            b.connect("inproc://hooked")
+            await a.send(b"one")
+            assert await b.recv() == b"one"
+            await a.send_multipart([b"two", b"parts"])
+            assert await b.recv_multipart() == [b"two", b"parts"]
+            assert await b.poll(10) == 0
+            a.close(linger=0)
+            b.close(linger=0)
+
+    run(main())
+    assert len(seen) == 5, seen
