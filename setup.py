@@ -96,6 +96,7 @@ COMPILED_MODULES = [
     "_core/sessions.py",
     "_core/socket_core.py",
     "_core/stats.py",
+    "_core/zap.py",
     # _io: the stream engine, its connect/listen set-up and a socket's waits.
     # The asyncio loop's reactor: every readiness and every delivered
     # message of a purezmq.asyncio socket passes through it.

@@ -59,7 +59,11 @@ class ContextCore:
         self._waiter_factory = waiter_factory
         self._driver_factory = driver_factory
         self._driver: Driver | None = None
-        self._lock = threading.Condition()
+        # The set-up path takes `_mutex` directly: `with` on a Condition is a
+        # call into interpreted code (its __enter__/__exit__), several per
+        # socket's life; `_lock` is the same lock, for term() to wait on.
+        self._mutex = threading.RLock()
+        self._lock = threading.Condition(self._mutex)
         self._sockets: set[SocketCore] = set()
         self._lingering: set[Session] = set()
         self._inproc: dict[str, InprocPeer] = {}
@@ -73,14 +77,14 @@ class ContextCore:
     def socket(self, socket_type: int) -> SocketCore:
         from .socket_core import SocketCore
 
-        with self._lock:
+        with self._mutex:
             if self.terminating or self.terminated:
                 raise ZMQError(C.ETERM, "Context was terminated")
             limit = self.options.value(C.MAX_SOCKETS)
             if len(self._sockets) >= limit:
                 raise ZMQError(errno.EMFILE, f"Too many open sockets (MAX_SOCKETS={limit})")
         sock = SocketCore(self, socket_type)
-        with self._lock:
+        with self._mutex:
             self._sockets.add(sock)
         return sock
 
@@ -89,7 +93,7 @@ class ContextCore:
             return list(self._sockets)
 
     def socket_closed(self, sock: SocketCore, sessions: list[Session]) -> None:
-        with self._lock:
+        with self._mutex:
             self._sockets.discard(sock)
             for s in sessions:
                 if not s.done:
@@ -97,13 +101,16 @@ class ContextCore:
             self._lock.notify_all()
 
     def session_done(self, session: Session) -> None:
-        with self._lock:
+        with self._mutex:
             self._lingering.discard(session)
             self._lock.notify_all()
 
     def driver(self) -> Driver:
         """The I/O driver, started on first use."""
-        with self._lock:
+        driver = self._driver  # every connect() asks: no lock once it exists
+        if driver is not None:
+            return driver
+        with self._mutex:
             driver = self._driver
             if driver is None:
                 if self._driver_factory is None:
@@ -213,7 +220,8 @@ class ContextCore:
         self._driver = None
         self._sockets = set()
         self._lingering = set()
-        self._lock = threading.Condition()
+        self._mutex = threading.RLock()
+        self._lock = threading.Condition(self._mutex)
         self.terminated = True
 
 
