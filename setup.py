@@ -109,6 +109,8 @@ COMPILED_MODULES = [
     "_io/signaler.py",
     "_io/threaded/iothread.py",
     "_io/waiter.py",
+    # _transport: endpoint parsing and socket tuning, on every connect and accept.
+    "_transport/address.py",
     # The facade's per-message entry points (Socket.send/recv of one frame).
     "sugar/_socketbase.py",
 ]

@@ -166,8 +166,8 @@ class Endpoints:
         except AddressError as e:
             monitor.event(_EVENT_BIND_FAILED, e.errno, addr)
             raise ZMQError(e.errno, f"{e.message} (addr={addr!r})") from None
-        except OSError as e:
-            code = e.errno or errno.EINVAL
+        except OSError as err:
+            code = err.errno or errno.EINVAL
             monitor.event(_EVENT_BIND_FAILED, code, addr)
             raise ZMQError(code, f"{strerror(code)} (addr={addr!r})") from None
         self._binds.setdefault(bound.uri, []).append(bound)
@@ -271,8 +271,8 @@ class Endpoints:
             handle = self._driver().multicast(owner, ep, config)
         except AddressError as e:
             raise ZMQError(e.errno, f"{e.message} (addr={addr!r})") from None
-        except OSError as e:
-            code = e.errno or errno.EINVAL
+        except OSError as err:
+            code = err.errno or errno.EINVAL
             raise ZMQError(code, f"{strerror(code)} (addr={addr!r})") from None
         owner.process_commands()
         self._connects.setdefault(addr, []).append(_Connected(None, handle, None))
@@ -294,8 +294,8 @@ class Endpoints:
             handle, pipe = self._driver().udp(self._owner, ep, config)
         except AddressError as e:
             raise ZMQError(e.errno, f"{e.message} (addr={addr!r})") from None
-        except OSError as e:
-            code = e.errno or errno.EINVAL
+        except OSError as err:
+            code = err.errno or errno.EINVAL
             raise ZMQError(code, f"{strerror(code)} (addr={addr!r})") from None
         self._owner.process_commands()
         self._connects.setdefault(addr, []).append(_Connected(None, handle, pipe))
