@@ -361,6 +361,7 @@ class SocketCore(Receiver):
         with self._post_lock:
             if not self._waiter.closed:
                 self._signaled = True
+                self._held = False  # this one does signal: the next drain must read it
                 self._wake()
 
     def set_waker(self, wake: Callable[[], None]) -> None:
@@ -486,4 +487,3 @@ class SocketCore(Receiver):
         self.monitor.stop()
         self.ctx.socket_closed(self, sessions)
         self._waiter.close()
-
