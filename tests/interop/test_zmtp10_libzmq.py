@@ -16,6 +16,7 @@ SUB that filters on its own side what a 1.0 publisher sends it all of.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -109,7 +110,9 @@ def test_pub_sub_filters_at_the_subscriber(bridged: Any, publisher: str, subscri
     # subscription, after the bridge is up (the slow joiner of PUB/SUB): a
     # message sent before that is dropped by the publisher. Probe until one
     # gets through.
+    deadline = time.monotonic() + 10
     while recv_or_none(sub, 100) is None:
+        assert time.monotonic() < deadline, "the 1.0 subscriber never got a probe"
         pub.send(b"a.probe")
     pub.send(b"first")  # delivered thanks to the phantom subscription...
     pub.send(b"a.first")
