@@ -65,6 +65,15 @@ IOV_MAX: Final = 512
 LOWAT_MAX: Final = 256 * 1024
 #: Below this much still to come, the default (readable at one byte) is kept.
 LOWAT_MIN: Final = 64 * 1024
+#: SO_SNDBUF asked for on an ipc (AF_UNIX) connection once a write of a
+#: large frame comes back partial (see `StreamEngine._grow_send_buffer`).
+#: Linux doubles it for bookkeeping, so 2 MiB asked is 4 MiB in flight -
+#: TCP's autotuning ceiling by default (tcp_wmem) - and net.core.wmem_max
+#: caps it (212992 by default: then 416 KiB, still twice the default).
+IPC_SNDBUF: Final = 2 * 1024 * 1024
+#: The default SO_SNDBUF of an AF_UNIX stream socket here (learnt once, -1
+#: until then); a socket that reports anything else was tuned (ZMQ_SNDBUF).
+_unix_sndbuf_default = -1
 
 
 def _nbytes(chunk: Buffer) -> int:
@@ -83,6 +92,19 @@ def _nothing_queued(session: Session) -> bool:
     pipe = session.pipe
     conn = session.conn
     return pipe is not None and conn is not None and not conn.has_output and nothing_to_take(pipe)
+
+
+def _unix_default_sndbuf() -> int:
+    """SO_SNDBUF of a fresh AF_UNIX stream socket (asked once per process)."""
+    global _unix_sndbuf_default
+    if _unix_sndbuf_default < 0:
+        a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            _unix_sndbuf_default = a.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+        finally:
+            a.close()
+            b.close()
+    return _unix_sndbuf_default
 
 
 def _waiting_bytes(fd: int) -> int:
@@ -123,6 +145,8 @@ class StreamEngine:
         #: SO_RCVLOWAT as last set (1: the kernel's default); -1: not TCP, where
         #: it has no effect on readiness (AF_UNIX) - never set.
         self._lowat = 1 if is_inet(sock) else -1
+        #: ipc only: may `_grow_send_buffer` still try (once)?
+        self._may_grow_sndbuf = self._lowat < 0
         #: The interest last asked of the reactor (-1: none yet): asking again
         #: for the same costs a call into the reactor after every write.
         self._mask = -1
@@ -517,7 +541,44 @@ class StreamEngine:
                         out[0] = memoryview(chunk)[n:]
                     break
             if out:
+                if self._may_grow_sndbuf and self._grow_send_buffer(out):
+                    continue  # room now: write on in the same call
                 return False
+
+    def _grow_send_buffer(self, out: deque[Buffer]) -> bool:
+        """A write to an ipc peer came back partial with a large frame still
+        queued: raise SO_SNDBUF (once per connection) so that the kernel
+        holds whole frames, as TCP's autotuning lets it over tcp. True if it
+        was raised (write again now).
+
+        A unix stream socket holds only the sender's SO_SNDBUF in flight
+        (about 208 KiB by default, no autotuning): a 1 MiB frame went in
+        five writes, each after a POLLOUT wake-up, and the receiver woke for
+        each piece and could never take the body in one ``recv`` as its own
+        `bytes` (bigframe's direct body) - it received it in pieces into
+        zero-filled storage. Only the default is raised (a ZMQ_SNDBUF the
+        application set is left alone), only while large frames are sent;
+        the kernel charges only the bytes in flight."""
+        self._may_grow_sndbuf = False
+        pending = 0
+        for chunk in out:
+            pending += _nbytes(chunk)
+            if pending >= LOWAT_MAX:
+                break
+        if pending < LOWAT_MAX:
+            self._may_grow_sndbuf = True  # not a large frame: maybe later
+            return False
+        sock = self.sock
+        try:
+            if sock.family != socket.AF_UNIX:
+                return False
+            current = sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+            if current != _unix_default_sndbuf() or current >= 2 * IPC_SNDBUF:
+                return False
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, IPC_SNDBUF)
+            return sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF) > current
+        except OSError:
+            return False
 
     def _after_flush(self, done: bool) -> None:
         if done and not self._out:
