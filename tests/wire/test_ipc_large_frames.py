@@ -9,6 +9,12 @@ application chose is left alone.
 
 The peer here is a raw unix socket that does not read: what purezmq has
 put in flight is what that socket's FIONREAD reports.
+
+Receiving, a unix socket is readable at one byte (no SO_RCVLOWAT), and a
+peer with the default buffer sends a large body in pieces: once the body
+is arriving, the engine reads on while the kernel holds more
+(`StreamEngine._read_more`). The raw peers below send bodies in pieces,
+pause and resume, or stop for good mid-body.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ import pytest
 
 import purezmq as zmq
 
-from .zmtp_raw import RawPeer
+from .zmtp_raw import RawPeer, frame
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="unix socket buffer sizes")
 
@@ -133,3 +139,92 @@ def test_small_messages_leave_the_buffer_alone(
     assert 0 < in_flight <= _default_sndbuf() * 3 // 2, in_flight
     _frames_intact(peer, payloads)
     push.close()
+
+
+def _raw_sender(ctx: zmq.Context, tmp_path: Path) -> tuple[zmq.Socket, RawPeer]:
+    pull = ctx.socket(zmq.PULL)
+    pull.setsockopt(zmq.LINGER, 0)
+    pull.setsockopt(zmq.RCVTIMEO, 5000)
+    path = str(tmp_path / "pull.ipc")
+    pull.bind("ipc://" + path)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(path)
+    peer = RawPeer(sock)
+    peer.handshake(b"PUSH")
+    return pull, peer
+
+
+@pytest.mark.parametrize("size", [BIG, 3 * BIG + 5, 300 * 1024 + 1])
+def test_bodies_sent_in_pieces_with_pauses_arrive_whole(
+    ctx: zmq.Context, tmp_path: Path, size: int
+) -> None:
+    pull, peer = _raw_sender(ctx, tmp_path)
+    body = bytes(range(256)) * (size // 256) + b"t" * (size % 256)
+    wire = frame(body) + frame(b"after")
+    step = 100_000
+    for i in range(2):
+        for at in range(0, len(wire), step):
+            peer.send(wire[at : at + step])
+            if at // step % 4 == 1:
+                time.sleep(0.02)  # the reader catches up and finds nothing
+        assert pull.recv() == body, i
+        assert pull.recv() == b"after"
+    pull.close()
+
+
+def test_a_peer_that_stops_mid_body_holds_up_no_one(ctx: zmq.Context, tmp_path: Path) -> None:
+    """The frame never completes: nothing is delivered, and a later peer's
+    messages still are; the stalled peer's close ends its connection."""
+    pull, peer = _raw_sender(ctx, tmp_path)
+    declared = 1 << 30
+    peer.send(b"\x02" + declared.to_bytes(8, "big") + b"\x01" * 700_000)
+    assert not pull.poll(300)
+    other = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    other.connect(str(tmp_path / "pull.ipc"))
+    good = RawPeer(other)
+    good.handshake(b"PUSH")
+    good.send(frame(b"g" * BIG))
+    assert pull.recv() == b"g" * BIG
+    peer.close()
+    good.send(frame(b"still"))
+    assert pull.recv() == b"still"
+    good.close()
+    pull.close()
+
+
+def test_asyncio_receives_bodies_sent_in_pieces(tmp_path: Path) -> None:
+    """The same read path on an asyncio loop (each readiness a loop turn)."""
+    import asyncio
+
+    import purezmq.asyncio as azmq
+
+    path = str(tmp_path / "aio.ipc")
+    body = bytes(range(256)) * (3 * BIG // 256)
+
+    async def main() -> None:
+        actx = azmq.Context()
+        pull = actx.socket(zmq.PULL)
+        pull.setsockopt(zmq.LINGER, 0)
+        pull.bind("ipc://" + path)
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.connect(path)
+        peer = RawPeer(sock)
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(None, peer.handshake, b"PUSH")
+        wire = frame(body) * 3 + frame(b"end")
+
+        def send() -> None:
+            for at in range(0, len(wire), 150_000):
+                peer.send(wire[at : at + 150_000])
+                time.sleep(0.001)
+
+        sending = loop.run_in_executor(None, send)
+        for _ in range(3):
+            assert await asyncio.wait_for(pull.recv(), 5) == body
+        assert await asyncio.wait_for(pull.recv(), 5) == b"end"
+        await sending
+        peer.close()
+        pull.close()
+        actx.term()
+
+    asyncio.run(main())

@@ -65,6 +65,9 @@ IOV_MAX: Final = 512
 LOWAT_MAX: Final = 256 * 1024
 #: Below this much still to come, the default (readable at one byte) is kept.
 LOWAT_MIN: Final = 64 * 1024
+#: Most reads of one wake-up (`_read_more` reads on while a large frame's
+#: bytes keep arriving): other connections of the reactor get their turn.
+READ_ROUNDS: Final = 16
 #: SO_SNDBUF asked for on an ipc (AF_UNIX) connection once a write of a
 #: large frame comes back partial (see `StreamEngine._grow_send_buffer`).
 #: Linux doubles it for bookkeeping, so 2 MiB asked is 4 MiB in flight -
@@ -184,6 +187,7 @@ class StreamEngine:
             return
         conn = self.session.conn
         hint = _waiting_bytes(self.fd) if conn is not None and conn.receiving_big_frame else -1
+        rounds = 0
         while True:
             try:
                 n = self.session.receive_with(
@@ -200,7 +204,8 @@ class StreamEngine:
             if n == 0:
                 self._lost()
                 return
-            hint = self._read_more()
+            rounds += 1
+            hint = self._read_more(hint >= 0) if rounds < READ_ROUNDS else -1
             if hint < 0:
                 break
         if self._lowat > 0:
@@ -366,6 +371,7 @@ class StreamEngine:
             return False
         conn = self.session.conn
         hint = _waiting_bytes(self.fd) if conn is not None and conn.receiving_big_frame else -1
+        rounds = 0
         while True:
             try:
                 n = self.session.receive_with(
@@ -382,7 +388,8 @@ class StreamEngine:
             if n == 0:
                 self.io.call_soon(self._lost)
                 return False
-            hint = self._read_more()
+            rounds += 1
+            hint = self._read_more(hint >= 0) if rounds < READ_ROUNDS else -1
             if hint < 0:
                 break
         if self._lowat > 0:
@@ -402,9 +409,10 @@ class StreamEngine:
         as libzmq's malloc does, and nothing is copied afterwards."""
         return self.sock.recv if hint > 0 else None
 
-    def _read_more(self) -> int:
+    def _read_more(self, body_read: bool) -> int:
         """After a read: how many bytes to read again at once, or -1 to wait
-        for readiness as usual.
+        for readiness as usual. `body_read`: that read was of a large
+        frame's body (the frame was arriving before it).
 
         A read that brought a large frame's header (or part of its body)
         leaves the connection receiving that frame. If the kernel already
@@ -414,12 +422,26 @@ class StreamEngine:
         path, through the socket's wait) for a readiness already there cost
         a `poll` and a wake-up per 64 KiB message (`strace -f -c`: 2
         `recvfrom` and 2 `poll` per message before, 2 and 1 after). Memory
-        still follows what arrived (bigframe)."""
+        still follows what arrived (bigframe).
+
+        Over ipc there is no SO_RCVLOWAT (a unix socket is readable at one
+        byte whatever the mark), and a peer with the default send buffer
+        keeps about 208 KiB in flight, so the rule above never held: each
+        piece of a 1 MiB body cost a return to poll - on asyncio a turn of
+        the loop. Once the body is arriving in storage (`body_read`), what
+        is waiting is read at once. Right after the header it is not: a
+        body that arrives whole may still be received as bytes of its own
+        (the direct body), which a partial read into storage rules out."""
         conn = self.session.conn
         if conn is None or not conn.receiving_big_frame or self._closed:
             return -1
         waiting = _waiting_bytes(self.fd)
-        if waiting <= 0 or waiting < min(conn.big_frame_remaining, LOWAT_MAX):
+        if waiting <= 0:
+            return -1
+        left = conn.big_frame_remaining
+        if waiting >= left or (body_read and self._lowat == -1):
+            return waiting
+        if waiting < min(left, LOWAT_MAX):
             return -1
         return waiting
 
