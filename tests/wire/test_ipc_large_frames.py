@@ -127,12 +127,14 @@ def test_a_send_buffer_the_application_chose_is_kept(
     push.close()
 
 
-def test_small_messages_leave_the_buffer_alone(
-    ctx: zmq.Context, listener: tuple[socket.socket, str]
+@pytest.mark.parametrize("size", [4000, 65536])
+def test_smaller_frames_leave_the_buffer_alone(
+    ctx: zmq.Context, listener: tuple[socket.socket, str], size: int
 ) -> None:
+    """However long the queue: 2 MB of them, none a large frame."""
     lst, endpoint = listener
     push, peer = _connected_push(ctx, endpoint, lst)
-    payloads = [b"s" * 4000] * 500  # 2 MB, none of it a large frame (SNDHWM 1000)
+    payloads = [b"s" * size] * (2_000_000 // size)  # under SNDHWM (1000)
     for payload in payloads:
         push.send(payload)
     in_flight = _settled(peer.sock)

@@ -568,10 +568,10 @@ class StreamEngine:
                 return False
 
     def _grow_send_buffer(self, out: deque[Buffer]) -> bool:
-        """A write to an ipc peer came back partial with a large frame still
-        queued: raise SO_SNDBUF (once per connection) so that the kernel
-        holds whole frames, as TCP's autotuning lets it over tcp. True if it
-        was raised (write again now).
+        """A write to an ipc peer came back partial in a large frame: raise
+        SO_SNDBUF (once per connection) so that the kernel holds whole
+        frames, as TCP's autotuning lets it over tcp. True if it was raised
+        (write again now).
 
         A unix stream socket holds only the sender's SO_SNDBUF in flight
         (about 208 KiB by default, no autotuning): a 1 MiB frame went in
@@ -579,17 +579,21 @@ class StreamEngine:
         each piece and could never take the body in one ``recv`` as its own
         `bytes` (bigframe's direct body) - it received it in pieces into
         zero-filled storage. Only the default is raised (a ZMQ_SNDBUF the
-        application set is left alone), only while large frames are sent;
-        the kernel charges only the bytes in flight."""
-        self._may_grow_sndbuf = False
-        pending = 0
-        for chunk in out:
-            pending += _nbytes(chunk)
-            if pending >= LOWAT_MAX:
+        application set is left alone), only when LOWAT_MAX or more of one
+        frame is left unwritten (a frame of less than about 460 KiB never
+        raises it; 64 KiB frames fit the default buffer whole); the kernel
+        charges only the bytes in flight."""
+        # A large frame's body is a chunk of its own (sent zero-copy); the
+        # write stopped in it or just before it. A queue of small messages,
+        # however long, leaves the buffer as it is.
+        large = False
+        for i in range(min(len(out), 4)):
+            if _nbytes(out[i]) >= LOWAT_MAX:
+                large = True
                 break
-        if pending < LOWAT_MAX:
-            self._may_grow_sndbuf = True  # not a large frame: maybe later
+        if not large:
             return False
+        self._may_grow_sndbuf = False
         sock = self.sock
         try:
             if sock.family != socket.AF_UNIX:
