@@ -98,12 +98,14 @@ class ContextCore:
             for s in sessions:
                 if not s.done:
                     self._lingering.add(s)
-            self._lock.notify_all()
+            if self.terminating:  # only term() waits, and only once this is set
+                self._lock.notify_all()
 
     def session_done(self, session: Session) -> None:
         with self._mutex:
             self._lingering.discard(session)
-            self._lock.notify_all()
+            if self.terminating:
+                self._lock.notify_all()
 
     def driver(self) -> Driver:
         """The I/O driver, started on first use."""

@@ -52,9 +52,16 @@ class Monitor:
             except ZMQError:
                 pass  # the monitor's queue is full or it is closing: drop, never block
 
-    def start(self, ctx: ContextCore, addr: str, events: int) -> None:
-        """Bind a PAIR at inproc `addr` and publish `events` (0 = all) on it."""
+    def start(self, ctx: ContextCore, addr: str | None, events: int) -> None:
+        """Bind a PAIR at inproc `addr` and publish `events` (0 = all) on it;
+        None only stops. As in libzmq, the monitored socket binds the
+        endpoint and the application connects its own PAIR to it."""
         self.stop()
+        if addr is None:
+            return
+        from .endpoints import parse
+
+        parse(addr)  # a malformed endpoint is EINVAL, as for bind()
         if not addr.startswith("inproc://"):
             raise ZMQError(errno.EPROTONOSUPPORT, "monitor endpoints must be inproc://")
         pair = ctx.socket(C.PAIR)

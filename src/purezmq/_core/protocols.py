@@ -193,6 +193,10 @@ class Waiter(Protocol):
         whose descriptor becomes readable, on this thread. A connection that
         ended is removed from `parked`."""
 
+    def wait_also(self, timeout: float | None, fds: list[int]) -> None:
+        """As `wait`, and return when one of `fds` becomes readable too;
+        reads nothing (a poller's wait: the caller looks afterwards)."""
+
     def close(self) -> None:
         """Release the descriptor."""
 

@@ -30,7 +30,7 @@ from purezmq.error import ZMQError, raise_errno
 
 from .clock import monotonic
 from .commands import Attach, Command, Hiccup, Identified, PeerClosed, ReadActivated, WriteActivated
-from .endpoints import Endpoints, parse
+from .endpoints import Endpoints
 from .hwms import apply_hwms
 from .monitor import Monitor
 from .options import OptionValue, SocketOptions
@@ -291,6 +291,23 @@ class SocketCore(Receiver):
         """Descriptors a poller waiting on this socket must watch too."""
         return self.sessions.parked_fds()
 
+    def poll(self, flags: int, timeout_ms: int) -> int:
+        """`Socket.poll`: the events among `flags` once one is there, 0 after
+        `timeout_ms` (-1: no limit). What a poller of this socket alone does
+        (wait on its signal and on connections a receive left parked, then
+        look) without building one: a server loop polls once per message."""
+        deadline = None if timeout_ms < 0 else monotonic() + timeout_ms / 1000.0
+        while True:
+            ev = self.events() & flags  # ENOTSOCK, ETERM as a poller raises them
+            if ev:
+                return ev
+            remaining = None
+            if deadline is not None:
+                remaining = deadline - monotonic()
+                if remaining <= 0:
+                    return 0
+            self._waiter.wait_also(remaining, self.sessions.parked_fds())
+
     def _block(
         self,
         attempt: Callable[[], bool],
@@ -445,15 +462,8 @@ class SocketCore(Receiver):
 
     # ================================================================ monitor
     def start_monitor(self, addr: str | None, events: int) -> None:
-        """Publish events on a PAIR bound at `addr` (inproc); None stops it.
-
-        As in libzmq, the monitored socket binds the endpoint and the
-        application connects its own PAIR to it."""
+        """Publish events on a PAIR bound at `addr` (inproc); None stops it."""
         self._check_open()
-        if addr is None:
-            self.monitor.stop()
-            return
-        parse(addr)  # a malformed endpoint is EINVAL, as for bind()
         self.monitor.start(self.ctx, addr, events)
 
     # ================================================================ close

@@ -101,6 +101,21 @@ class PollWaiter:
             self._unwatch(poll)
         poll.poll(_ms(timeout))
 
+    def wait_also(self, timeout: float | None, fds: list[int]) -> None:
+        """As `wait`, also returning when one of `fds` is readable (parked
+        connections a poll must notice); reads nothing."""
+        poll = self._poll
+        if poll is None:  # pragma: no cover - Windows
+            select.select([self._fd, *fds], [], [], timeout)
+            return
+        if self._watching != fds:
+            if self._watching:
+                self._unwatch(poll)
+            for fd in fds:
+                poll.register(fd, _POLLIN)
+            self._watching = list(fds)
+        poll.poll(_ms(timeout))
+
     def _unwatch(self, poll: select.poll) -> None:
         for fd in self._watching:
             poll.unregister(fd)

@@ -57,8 +57,9 @@ from .frames import (
 )
 
 #: First ring size; it grows (up to the configured buffer size) while reads
-#: keep filling it, so idle connections stay small.
-INITIAL_RING: Final = 16 * 1024
+#: keep filling it, so idle connections stay small. libzmq's batch buffer is
+#: 8 KiB too; every connection zero-fills its ring when it is made.
+INITIAL_RING: Final = 8 * 1024
 #: Never hand the driver less than this much ring space.
 MIN_READ: Final = 4096
 

@@ -30,7 +30,6 @@ revision of 2 or more is ZMTP 3.x (libzmq speaks 3.1 to a 2).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final
 
 from .errors import ZMTP_MECHANISM_MISMATCH, ProtocolError
@@ -93,14 +92,26 @@ def greeting_rest(mechanism: bytes, as_server: bool, minor: int = MINOR) -> byte
     )
 
 
-@dataclass(frozen=True, slots=True)
 class PeerGreeting:
-    """What the peer's greeting told us."""
+    """What the peer's greeting told us.
 
-    major: int
-    minor: int
-    mechanism: bytes
-    as_server: bool
+    A plain class, not a frozen dataclass: one is made per connection, and
+    a frozen dataclass's generated ``__init__`` is interpreted code (an
+    ``object.__setattr__`` per field) even in the compiled build."""
+
+    __slots__ = ("as_server", "major", "mechanism", "minor")
+
+    def __init__(self, major: int, minor: int, mechanism: bytes, as_server: bool) -> None:
+        self.major = major
+        self.minor = minor
+        self.mechanism = mechanism
+        self.as_server = as_server
+
+    def __repr__(self) -> str:
+        return (
+            f"PeerGreeting(major={self.major}, minor={self.minor}, "
+            f"mechanism={self.mechanism!r}, as_server={self.as_server})"
+        )
 
     @property
     def speaks_31(self) -> bool:

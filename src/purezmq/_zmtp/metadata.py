@@ -104,7 +104,13 @@ def encode_properties(items: Iterable[tuple[str, bytes]] | Mapping[str, bytes]) 
     and a generator joined into bytes cost the compiled build about 27k
     instructions per set-up (issue 14)."""
     out = bytearray()
-    pairs = items.items() if isinstance(items, Mapping) else items
+    # A list (every READY) skips the abstract Mapping check: interpreted (abc).
+    if isinstance(items, list):
+        pairs: Iterable[tuple[str, bytes]] = items
+    elif isinstance(items, Mapping):
+        pairs = items.items()
+    else:
+        pairs = items
     for name, value in pairs:
         _append_property(out, name, value)
     return bytes(out)

@@ -591,12 +591,15 @@ class Socket(SocketBase, AttributeSetter):
         """Wait up to `timeout` ms (None: forever) for `flags`; return the events."""
         if self.closed:
             raise ZMQError(errno.ENOTSUP, "Socket is closed")
-        from .poll import Poller
+        t = -1 if timeout is None or timeout < 0 else int(timeout)
+        if not flags:  # nothing to wait for: as a Poller with nothing registered
+            from .poll import zmq_poll
 
-        p = Poller()
-        p.register(self, flags)
-        evts = dict(p.poll(timeout))
-        return int(evts.get(self, 0))
+            zmq_poll([], t)
+            return 0
+        # What a Poller of this one socket does, waited for in the core
+        # (compiled): no poller, lists and poll(2) object per call.
+        return self._core.poll(int(flags), t)
 
     # ------------------------------------------------------------ monitor
     def get_stats(self) -> dict[str, Any]:

@@ -212,7 +212,8 @@ class Mechanism(ABC):
         items: list[tuple[str, bytes]] = [(PROPERTY_SOCKET_TYPE, self.socket_type.encode())]
         if self.identity is not None:
             items.append((PROPERTY_IDENTITY, self.identity))
-        items.extend(self.properties.items())
+        if self.properties:  # usually none: Mapping.items() is interpreted code
+            items.extend(self.properties.items())
         return encode_properties(items)
 
     def _accept_properties(self, data: bytes) -> None:
