@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 
 #: Contexts alive in this process, so a forked child can disown them.
 _ALL: weakref.WeakSet[ContextCore] = weakref.WeakSet()
+#: socket_core imports this module: bound on the first socket (see socket()).
+_SocketCore: type[SocketCore] | None = None
 
 
 class _PendingInproc:
@@ -75,15 +77,13 @@ class ContextCore:
 
     # ================================================================ sockets
     def socket(self, socket_type: int) -> SocketCore:
-        from .socket_core import SocketCore
-
         with self._mutex:
             if self.terminating or self.terminated:
                 raise ZMQError(C.ETERM, "Context was terminated")
             limit = self.options.value(C.MAX_SOCKETS)
             if len(self._sockets) >= limit:
                 raise ZMQError(errno.EMFILE, f"Too many open sockets (MAX_SOCKETS={limit})")
-        sock = SocketCore(self, socket_type)
+        sock = (_SocketCore or _load_socket_core())(self, socket_type)
         with self._mutex:
             self._sockets.add(sock)
         return sock
@@ -225,6 +225,16 @@ class ContextCore:
         self._mutex = threading.RLock()
         self._lock = threading.Condition(self._mutex)
         self.terminated = True
+
+
+def _load_socket_core() -> type[SocketCore]:
+    """SocketCore, imported once: an import statement in `socket()` was
+    interpreted work (importlib's bookkeeping) on every socket made."""
+    global _SocketCore
+    from .socket_core import SocketCore
+
+    _SocketCore = SocketCore
+    return SocketCore
 
 
 def _conflate(sock: InprocPeer) -> bool:

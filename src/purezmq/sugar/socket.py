@@ -10,7 +10,6 @@ import sys
 import threading
 import time
 import warnings
-import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -130,11 +129,14 @@ class Socket(SocketBase, AttributeSetter):
         object.__setattr__(self, "_shadow_obj", shadow or None)
         if shadow:
             # A Socket object, or the address from `underlying` (an int).
-            other = shadow if isinstance(shadow, Socket) else _SOCKETS.get(shadow)
-            if other is None:
+            if isinstance(shadow, Socket):
+                found: tuple[SocketCore, Context] | None = (shadow._core, shadow.context)
+            else:
+                found = _open_at(shadow)
+            if found is None:
                 raise ZMQError(errno.EINVAL, f"No purezmq socket to shadow at {shadow!r}")
-            object.__setattr__(self, "_core", other._core)
-            object.__setattr__(self, "context", other.context)
+            object.__setattr__(self, "_core", found[0])
+            object.__setattr__(self, "context", found[1])
             object.__setattr__(self, "_shadow", True)
         else:
             if ctx_or_socket is None:
@@ -144,7 +146,6 @@ class Socket(SocketBase, AttributeSetter):
             object.__setattr__(self, "context", ctx_or_socket)
             object.__setattr__(self, "_shadow", False)
             ctx_or_socket._add_socket(self)
-            _SOCKETS[id(core)] = self
         object.__setattr__(
             self, "copy_threshold", C.COPY_THRESHOLD if copy_threshold is None else copy_threshold
         )
@@ -643,8 +644,20 @@ class Socket(SocketBase, AttributeSetter):
         self._core.start_monitor(None, 0)
 
 
-#: Every open Socket by `underlying` address, for Socket.shadow(address).
-_SOCKETS: weakref.WeakValueDictionary[int, Socket] = weakref.WeakValueDictionary()
+def _open_at(address: Any) -> tuple[SocketCore, Context] | None:
+    """The open socket whose `underlying` is `address`, and its Context.
+
+    Looked up through the contexts' own socket sets when a shadow is made,
+    so making a socket registers it nowhere else: a weak mapping entry per
+    socket was interpreted code at every socket's creation and again at its
+    collection (a connection opened per request pays both)."""
+    from .context import _CONTEXTS
+
+    for ctx in list(_CONTEXTS.values()):
+        for core in ctx._core.sockets():
+            if id(core) == address:
+                return core, ctx
+    return None
 
 
 def _add_addr(e: ZMQError, addr: str) -> None:
