@@ -252,7 +252,7 @@ class Session:
         self._handshaken = True
         self._backoff.reset()
         meta = zap_properties(conn)  # User-Id and ZAP metadata win over ZMTP's, as in libzmq
-        for k, v in conn.peer_metadata.items():
+        for k, v in conn.peer_metadata.pairs():
             meta.setdefault(k, v.decode("utf-8", "replace"))
         meta["Peer-Address"] = self.peer_address
         pipe = self.pipe

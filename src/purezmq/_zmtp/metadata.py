@@ -71,6 +71,13 @@ class Metadata(Mapping[str, bytes]):
     def __iter__(self) -> Iterator[str]:
         return iter(self._values)
 
+    def pairs(self) -> list[tuple[str, bytes]]:
+        """(name, value) as received, in order: what ``items()`` yields, made
+        by compiled code. ``items()`` is the abc's view, interpreted (a view
+        object and a generator), and every handshake copies the peer's
+        properties into the pipe's metadata."""
+        return list(self._values.items())
+
     def __len__(self) -> int:
         return len(self._values)
 
