@@ -271,11 +271,9 @@ class SocketCore(Receiver):
 
     # ================================================================ waiting
     def _block_recv(self, attempt: Callable[[], bool]) -> None:
-        """Block for a receive, reading our connections ourselves when we can.
-
-        The direct read path (see sessions.py): with few connections, the
-        receiving thread parks them and waits on their descriptors together
-        with the socket's own signal, so a message wakes it once."""
+        """Block for a receive, reading our connections ourselves when we can
+        (the direct read path, sessions.py): with few connections we park
+        them and wait on their descriptors too, so a message wakes us once."""
         timeout_ms: int = self.options.value(C.RCVTIMEO)
         parked = self.sessions.park()
         if not parked:
@@ -369,12 +367,9 @@ class SocketCore(Receiver):
         return self._waiter.fileno()
 
     def wake(self) -> None:
-        """Make blocked calls re-check their condition (context term).
-
-        Raises the flag as `post` does, so the next `process_commands` (a
-        blocked call waking, or reading EVENTS) drains the signal: the FD
-        must not stay readable after it was read, or an event loop watching
-        it would spin."""
+        """Make blocked calls re-check their condition (context term). Raises
+        the flag as `post` does, so the next `process_commands` drains the
+        signal: an FD still readable after it was read makes event loops spin."""
         with self._post_lock:
             if not self._waiter.closed:
                 self._signaled = True
@@ -413,17 +408,22 @@ class SocketCore(Receiver):
         return self.options.get(option)
 
     def _install_option_hooks(self) -> None:
-        o = self.options
-        o.forward = self._forward_option
-        o.provide(C.EVENTS, self.events)
-        o.provide(C.FD, self.fileno)
-        o.provide(C.RCVMORE, lambda: 1 if self._rcv is not None else 0)
-        o.provide(C.LAST_ENDPOINT, self._last_endpoint_bytes)
-        if "topics_count" in self.pattern.options:
-            o.provide(C.TOPICS_COUNT, lambda: int(self.pattern.get_option("topics_count")))
+        self.options.forward = self._forward_option
+        self.options.live = self._live_option
 
-    def _last_endpoint_bytes(self) -> bytes:
-        return self.endpoints.last_endpoint.encode()
+    def _live_option(self, option: int) -> OptionValue | None:
+        """The options our state answers (`SocketOptions.live`); None: stored."""
+        if option == C.EVENTS:
+            return self.events()
+        if option == C.FD:
+            return self.fileno()
+        if option == C.RCVMORE:
+            return 1 if self._rcv is not None else 0
+        if option == C.LAST_ENDPOINT:
+            return self.endpoints.last_endpoint.encode()
+        if option == C.TOPICS_COUNT and "topics_count" in self.pattern.options:
+            return int(self.pattern.get_option("topics_count"))
+        return None
 
     # ================================================================ endpoints
     @property

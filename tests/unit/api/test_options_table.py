@@ -210,6 +210,24 @@ def test_providers_answer_dynamic_options() -> None:
     einval(SocketOptions(pc.DEALER).get, pc.TOPICS_COUNT)
 
 
+def test_live_answers_first_and_none_falls_back() -> None:
+    """A socket answers EVENTS, FD... through one `live` callable; None from
+    it means the stored value (or a provider's) stands."""
+    options = SocketOptions(pc.DEALER)
+    asked: list[int] = []
+
+    def live(option: int) -> int | None:
+        asked.append(option)
+        return 7 if option == pc.FD else None
+
+    options.live = live
+    options.store(pc.RCVMORE, 1)
+    assert options.get(pc.FD) == 7
+    assert options.get(pc.RCVMORE) == 1  # live said None: the stored value
+    assert options.get(pc.SNDHWM) == 1000
+    assert asked == [pc.FD, pc.RCVMORE, pc.SNDHWM]
+
+
 def test_security_options_select_the_mechanism() -> None:
     options = SocketOptions(pc.REQ)
     assert options.mechanism == pc.NULL
