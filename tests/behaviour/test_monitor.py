@@ -32,6 +32,22 @@ def test_monitor_invalid_protocol_fails(make):
     assert e.value.errno == zmq.EPROTONOSUPPORT
 
 
+def test_monitor_malformed_endpoint_keeps_the_running_monitor(make):
+    """A malformed endpoint is EINVAL before anything changes (libzmq parses
+    the endpoint before it stops the current monitor): events still come."""
+    sock = make(zmq.DEALER)
+    addr = inproc_name()
+    sock.monitor(addr, zmq.EVENT_ALL)
+    mon = make(zmq.PAIR)
+    mon.connect(addr)
+    with pytest.raises(zmq.ZMQError) as e:
+        sock.monitor("not-an-endpoint", zmq.EVENT_ALL)
+    assert e.value.errno == zmq.EINVAL
+    ep = bind_any(sock, "tcp://127.0.0.1:*")
+    event, _, endpoint = _next(mon)
+    assert (event, endpoint) == (zmq.EVENT_LISTENING, ep)
+
+
 @NETWORK
 def test_monitor_basic(ctx, make, endpoint_for, transport):
     """libzmq's zmq_socket_monitor flow: the monitored socket binds the inproc

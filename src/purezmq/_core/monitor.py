@@ -56,12 +56,13 @@ class Monitor:
         """Bind a PAIR at inproc `addr` and publish `events` (0 = all) on it;
         None only stops. As in libzmq, the monitored socket binds the
         endpoint and the application connects its own PAIR to it."""
+        if addr is not None:
+            from .endpoints import parse
+
+            parse(addr)  # a malformed endpoint is EINVAL, as for bind(): nothing stops
         self.stop()
         if addr is None:
             return
-        from .endpoints import parse
-
-        parse(addr)  # a malformed endpoint is EINVAL, as for bind()
         if not addr.startswith("inproc://"):
             raise ZMQError(errno.EPROTONOSUPPORT, "monitor endpoints must be inproc://")
         pair = ctx.socket(C.PAIR)
