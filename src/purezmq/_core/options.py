@@ -136,9 +136,9 @@ class SocketOptions:
     - or ``validate`` first, apply the value to the pattern yourself, then
       ``store`` it.
 
-    ``get`` answers ``Socket.get``; the socket registers `provide` callbacks
-    for values only it knows (EVENTS, FD, TOPICS_COUNT) or keeps them current
-    with `store` (RCVMORE, LAST_ENDPOINT). Sessions and engines read settings
+    ``get`` answers ``Socket.get``; the socket answers through `live` for
+    values read from its state (EVENTS, FD, RCVMORE, LAST_ENDPOINT,
+    TOPICS_COUNT), and everything else is stored. Sessions and engines read settings
     with `value`, which never raises for a known option (write-only options
     such as CONNECT_ROUTING_ID or the CURVE keys included).
 
@@ -148,7 +148,6 @@ class SocketOptions:
 
     __slots__ = (
         "_features",
-        "_providers",
         "_values",
         "as_server",
         "forward",
@@ -169,10 +168,9 @@ class SocketOptions:
         #: Whether the security mechanism runs as the server side.
         self.as_server = False
         self._features = features
-        self._providers: dict[int, Callable[[], OptionValue]] = {}
         #: The socket's answer for options read from its state (EVENTS, FD,
         #: RCVMORE, LAST_ENDPOINT, TOPICS_COUNT), None for the stored ones: one
-        #: bound method, where a provider per option cost a closure each and
+        #: bound method, where a callback per option cost a closure each and
         #: about 10,000 instructions per socket made (compiled).
         self.live: Callable[[int], OptionValue | None] | None = None
         # Heterogeneous by nature (ints, bytes, tuples...): the table says which.
@@ -204,8 +202,7 @@ class SocketOptions:
         live = self.live
         result = live(spec.number) if live is not None else None
         if result is None:
-            provider = self._providers.get(spec.number)
-            result = provider() if provider is not None else self._read(spec)
+            result = self._read(spec)
         if spec.kind is Kind.STRING and isinstance(result, bytes) and len(result) >= 255:
             raise _invalid(f"{spec.name} is {len(result)} bytes long; pyzmq reads at most 254")
         return result
@@ -230,10 +227,6 @@ class SocketOptions:
             self._values[option] = value
         else:
             self._remember(spec, value)
-
-    def provide(self, option: int, getter: Callable[[], OptionValue]) -> None:
-        """Make `get(option)` call `getter` (EVENTS, FD, TOPICS_COUNT)."""
-        self._providers[option] = getter
 
     @property
     def mechanism(self) -> int:

@@ -198,12 +198,11 @@ def test_validate_does_not_store() -> None:
     assert options.spec(999) is None
 
 
-def test_providers_answer_dynamic_options() -> None:
+def test_live_answers_dynamic_options() -> None:
     options = SocketOptions(pc.PUB)
     einval(options.get, pc.FD)  # only a live socket has one
-    options.provide(pc.FD, lambda: 42)
-    options.provide(pc.EVENTS, lambda: int(pc.POLLOUT))
-    options.provide(pc.TOPICS_COUNT, lambda: 3)
+    answers = {int(pc.FD): 42, int(pc.EVENTS): int(pc.POLLOUT), int(pc.TOPICS_COUNT): 3}
+    options.live = answers.get
     assert (options.get(pc.FD), options.get(pc.EVENTS), options.get(pc.TOPICS_COUNT)) == (42, 2, 3)
     options.store(pc.RCVMORE, 1)
     assert options.get(pc.RCVMORE) == 1
