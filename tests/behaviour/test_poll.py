@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import select
 import socket
+import threading
 import time
 
 import pytest
@@ -239,3 +240,60 @@ def test_poll_closed_socket_raises(make):
     s.close()
     with pytest.raises(zmq.ZMQError):
         s.poll(0)
+
+
+# ------------------------------------------------------------ parked connections
+@pytest.mark.parametrize("kind", ["tcp", "ipc"])
+def test_poll_sleeps_while_an_ended_parked_connection_awaits_its_reactor(kind, endpoint_for):
+    """A blocking receive parks its connection (the receiving thread reads it
+    itself). When that connection's peer goes away, its descriptor stays
+    readable until the I/O thread has handled the loss. `Socket.poll` must
+    not keep waking for it meanwhile: it used to return from every wait at
+    once and spin until the I/O thread got a CPU - a scheduler time slice on
+    a busy machine (the connection benchmark's 2-4 ms tail).
+
+    The server's I/O thread is held in a callback for the whole poll, so the
+    loss cannot be handled before it ends; a spinning poll burns its whole
+    timeout in CPU, a sleeping one next to none."""
+    server_ctx, client_ctx = zmq.Context(), zmq.Context()
+    gate = threading.Event()
+    try:
+        router = server_ctx.socket(zmq.ROUTER)
+        router.linger = 0
+        router.rcvtimeo = 5000
+        ep = bind_any(router, endpoint_for(kind))
+        dealer = client_ctx.socket(zmq.DEALER)
+        dealer.linger = 0
+        dealer.rcvtimeo = 5000
+        dealer.connect(ep)
+        dealer.send(b"hello")
+        ident, body = router.recv_multipart()
+        assert body == b"hello"
+        router.send_multipart([ident, b"welcome"])
+        assert dealer.recv() == b"welcome"
+
+        server_ctx._core.driver().io.call_soon(lambda: gate.wait(SLACK_S * 2))
+        router.rcvtimeo = 50
+        with pytest.raises(zmq.Again):
+            router.recv()  # waits with the connection parked
+        dealer.close()
+
+        cpu0, wall0 = time.thread_time(), time.monotonic()
+        assert router.poll(500) == 0
+        cpu, wall = time.thread_time() - cpu0, time.monotonic() - wall0
+        assert wall >= 0.5
+        assert cpu < wall / 2, f"poll() spun: {cpu:.3f} s of CPU in {wall:.3f} s"
+    finally:
+        gate.set()
+    # Once the reactor runs again it tidies up, and the socket serves anew.
+    dealer = client_ctx.socket(zmq.DEALER)
+    dealer.linger = 0
+    dealer.rcvtimeo = 5000
+    dealer.connect(ep)
+    dealer.send(b"again")
+    router.rcvtimeo = 5000
+    assert router.recv_multipart()[1] == b"again"
+    router.close()
+    dealer.close()
+    server_ctx.term()
+    client_ctx.term()

@@ -160,6 +160,9 @@ class StreamEngine:
         # the reactor must not (see park()).
         self._parked = False
         self._waiting = False  # the socket's thread is in its wait right now
+        #: A direct read met the end (end of stream, an error): the reactor
+        #: reports the loss, and until it has, nobody reads or waits on us.
+        self._ended = False
         self._released_at = 0.0
         self._sweeping = False
         self._sweep_timer: Timer | None = None
@@ -295,7 +298,9 @@ class StreamEngine:
         a request/reply loop cannot be overtaken by its reply landing in the
         I/O thread. If the socket's thread does not wait again within
         PARK_GRACE, the reactor takes reading back (`_sweep`)."""
-        if self._closed or _get_ident() == self._io_ident or self.session.input_paused:
+        if self._closed or self._ended or _get_ident() == self._io_ident:
+            return None
+        if self.session.input_paused:
             return None
         if not self.session.handshaken:
             return None
@@ -316,7 +321,7 @@ class StreamEngine:
 
     def parked_fd(self) -> int | None:
         """Our descriptor while parked (pollers must watch it), else None."""
-        return self.fd if self._parked and not self._closed else None
+        return self.fd if self._parked and not (self._closed or self._ended) else None
 
     def read_if_parked(self) -> None:
         """The socket found its queue empty: if we are parked, nobody else reads
@@ -328,7 +333,7 @@ class StreamEngine:
         it crossed) against about 1,000 for the poll - and a blocking receive
         looks once before it waits, finding nothing whenever the peer has not
         answered yet."""
-        if self._parked and not self._closed and self._readable():
+        if self._parked and not (self._closed or self._ended) and self._readable():
             # Reading here is the socket's thread at work, as much as a wait:
             # the sweep must not take reading back from a thread that keeps
             # finding data without ever blocking (large frames whose body is
@@ -366,8 +371,14 @@ class StreamEngine:
         self._sweep_timer = self.io.call_later(PARK_GRACE, self._sweep)
 
     def read_direct(self) -> bool:
-        """Read on the socket's thread (the descriptor was readable)."""
-        if self._closed:
+        """Read on the socket's thread (the descriptor was readable). False
+        once the connection has ended: the reactor reports that, and the
+        descriptor - readable for good at its end - is no longer ours to
+        watch. (Watched on, it made every poll of the socket return at once:
+        a thread polling in a loop spun until the reactor's thread got a CPU,
+        which on a busy machine is a scheduler time slice - the 2-4 ms
+        set-ups of the benchmark's tail.)"""
+        if self._closed or self._ended:
             return False
         conn = self.session.conn
         hint = _waiting_bytes(self.fd) if conn is not None and conn.receiving_big_frame else -1
@@ -380,12 +391,15 @@ class StreamEngine:
             except (BlockingIOError, InterruptedError):
                 return True
             except ProtocolError as e:
+                self._ended = True
                 self._protocol_error_soon(e)
                 return False
             except OSError:
+                self._ended = True
                 self.io.call_soon(self._lost)
                 return False
             if n == 0:
+                self._ended = True
                 self.io.call_soon(self._lost)
                 return False
             rounds += 1
