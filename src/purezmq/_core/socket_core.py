@@ -104,15 +104,16 @@ class SocketCore(Receiver):
 
     def process_commands(self) -> None:
         """Run queued commands (owning thread)."""
-        # Drain the signal *before* clearing the flag and reading the queue: a
-        # command posted in between then re-signals, and none is ever missed.
-        # No flag, no signal: writers raise the flag before they signal.
+        # Drain and lower the flag under the lock posters hold from raising it
+        # to signalling: a drain between the two left the signal readable with
+        # the flag down, and every wait returned at once until the next post.
         if self._signaled:
-            if self._held:  # nobody signalled: see hold_wake()
-                self._held = False
-            else:
-                self._waiter.drain()
-            self._signaled = False
+            with self._post_lock:
+                if self._held:  # nobody signalled: see hold_wake()
+                    self._held = False
+                else:
+                    self._waiter.drain()
+                self._signaled = False
         mailbox = self._mailbox
         while mailbox:
             mailbox.popleft().run(self)
@@ -299,11 +300,9 @@ class SocketCore(Receiver):
             ev = self.events() & flags  # ENOTSOCK, ETERM as a poller raises them
             if ev:
                 return ev
-            remaining = None
-            if deadline is not None:
-                remaining = deadline - monotonic()
-                if remaining <= 0:
-                    return 0
+            remaining = None if deadline is None else deadline - monotonic()
+            if remaining is not None and remaining <= 0:
+                return 0
             self._waiter.wait_also(remaining, self.sessions.parked_fds())
 
     def _block(

@@ -59,6 +59,38 @@ def test_a_real_signal_during_the_hold_is_drained(ctx: zmq.Context) -> None:
         s.close(linger=0)
 
 
+def test_a_drain_racing_a_signal_on_its_way_leaves_no_readable_fd(ctx: zmq.Context) -> None:
+    """A poster raises the flag, then signals, holding the post lock. The
+    owner's drain must not run between the two: it used to (it took no lock),
+    found nothing to read and lowered the flag; the signal landing next left
+    the FD readable with the flag down, so every wait of the owner returned
+    at once, draining nothing, until the next post - a spin, seen as the
+    connection benchmark's 2-4 ms set-ups (a server polling in a loop)."""
+    s = ctx.socket(zmq.DEALER)
+    core = s._core
+    in_wake, proceed = threading.Event(), threading.Event()
+
+    def slow_wake() -> None:
+        in_wake.set()
+        proceed.wait(5)  # the poster, preempted between the flag and the signal
+        core.signal_fd()
+
+    try:
+        fd = s.getsockopt(zmq.FD)
+        core.set_waker(slow_wake)
+        poster = threading.Thread(target=core.wake)
+        poster.start()
+        assert in_wake.wait(5)
+        threading.Timer(0.2, proceed.set).start()
+        core.process_commands()  # now waits for the signal to be out, then drains it
+        poster.join(5)
+        core.process_commands()
+        assert not _readable(fd), "a signal was left on the FD with the flag down"
+    finally:
+        proceed.set()
+        s.close(linger=0)
+
+
 def test_call_soon_from_the_loop_thread_runs_without_a_wakeup() -> None:
     loop = IOThread(name="purezmq-test-io")
     try:
