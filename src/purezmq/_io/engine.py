@@ -488,12 +488,18 @@ class StreamEngine:
         timer = self._timer
         if timer is not None and not timer.cancelled and timer.when <= deadline:
             return  # covered: it fires first, and the session asks again then
-        if not self.io.in_thread():
-            self.io.call_soon(lambda: self.schedule(deadline))
+        if _get_ident() != self._io_ident:  # not on our reactor (or not adopted yet)
+            self._schedule_soon(deadline)
             return
         if timer is not None:
             timer.cancel()
         self._timer = self.io.call_at(deadline, self._on_timer)
+
+    def _schedule_soon(self, deadline: float) -> None:
+        """`schedule` from the reactor's thread. A function of its own: a
+        lambda in `schedule` made mypyc build its closure's environment on
+        every call, taken or not."""
+        self.io.call_soon(lambda: self.schedule(deadline))
 
     def move_to(self, new: Reactor) -> None:
         """Continue on another reactor (an asyncio socket closing while it still
