@@ -249,8 +249,8 @@ def test_poll_sleeps_while_an_ended_parked_connection_awaits_its_reactor(kind, e
     itself). When that connection's peer goes away, its descriptor stays
     readable until the I/O thread has handled the loss. `Socket.poll` must
     not keep waking for it meanwhile: it used to return from every wait at
-    once and spin until the I/O thread got a CPU - a scheduler time slice on
-    a busy machine (the connection benchmark's 2-4 ms tail).
+    once and spin until the I/O thread got a CPU - up to a scheduler time
+    slice on a busy machine.
 
     The server's I/O thread is held in a callback for the whole poll, so the
     loss cannot be handled before it ends; a spinning poll burns its whole

@@ -374,10 +374,9 @@ class StreamEngine:
         """Read on the socket's thread (the descriptor was readable). False
         once the connection has ended: the reactor reports that, and the
         descriptor - readable for good at its end - is no longer ours to
-        watch. (Watched on, it made every poll of the socket return at once:
-        a thread polling in a loop spun until the reactor's thread got a CPU,
-        which on a busy machine is a scheduler time slice - the 2-4 ms
-        set-ups of the benchmark's tail.)"""
+        watch. (Watched on, it made every poll of the socket return at once,
+        and a thread polling in a loop spun until the reactor's thread had
+        handled the loss - on a busy machine, up to a scheduler time slice.)"""
         if self._closed or self._ended:
             return False
         conn = self.session.conn
@@ -496,9 +495,9 @@ class StreamEngine:
         self._timer = self.io.call_at(deadline, self._on_timer)
 
     def _schedule_soon(self, deadline: float) -> None:
-        """`schedule` from the reactor's thread. A function of its own: a
-        lambda in `schedule` made mypyc build its closure's environment on
-        every call, taken or not."""
+        """`schedule` called off the reactor's thread: run it there. A
+        function of its own: a lambda in `schedule` made mypyc build its
+        closure's environment on every call, taken or not."""
         self.io.call_soon(lambda: self.schedule(deadline))
 
     def move_to(self, new: Reactor) -> None:
