@@ -273,27 +273,28 @@ def test_poll_sleeps_while_an_ended_parked_connection_awaits_its_reactor(kind, e
         assert dealer.recv() == b"welcome"
 
         server_ctx._core.driver().io.call_soon(lambda: gate.wait(SLACK_S * 2))
-        router.rcvtimeo = 50
-        with pytest.raises(zmq.Again):
-            router.recv()  # waits with the connection parked
-        dealer.close()
+        try:
+            router.rcvtimeo = 50
+            with pytest.raises(zmq.Again):
+                router.recv()  # waits with the connection parked
+            dealer.close()
 
-        cpu0, wall0 = time.thread_time(), time.monotonic()
-        assert router.poll(500) == 0
-        cpu, wall = time.thread_time() - cpu0, time.monotonic() - wall0
-        assert wall >= 0.5
-        assert cpu < wall / 2, f"poll() spun: {cpu:.3f} s of CPU in {wall:.3f} s"
+            cpu0, wall0 = time.thread_time(), time.monotonic()
+            assert router.poll(500) == 0
+            cpu, wall = time.thread_time() - cpu0, time.monotonic() - wall0
+            assert wall >= 0.5
+            assert cpu < wall / 2, f"poll() spun: {cpu:.3f} s of CPU in {wall:.3f} s"
+        finally:
+            gate.set()
+        # Once the reactor runs again it tidies up, and the socket serves anew.
+        dealer = client_ctx.socket(zmq.DEALER)
+        dealer.linger = 0
+        dealer.rcvtimeo = 5000
+        dealer.connect(ep)
+        dealer.send(b"again")
+        router.rcvtimeo = 5000
+        assert router.recv_multipart()[1] == b"again"
     finally:
         gate.set()
-    # Once the reactor runs again it tidies up, and the socket serves anew.
-    dealer = client_ctx.socket(zmq.DEALER)
-    dealer.linger = 0
-    dealer.rcvtimeo = 5000
-    dealer.connect(ep)
-    dealer.send(b"again")
-    router.rcvtimeo = 5000
-    assert router.recv_multipart()[1] == b"again"
-    router.close()
-    dealer.close()
-    server_ctx.term()
-    client_ctx.term()
+        server_ctx.destroy(linger=0)
+        client_ctx.destroy(linger=0)
