@@ -288,6 +288,11 @@ class SocketOptions:
 
     def _apply_side_effects(self, number: int, accepted: Any) -> None:
         """Options that change other options, as in libzmq."""
+        if number not in _WITH_SIDE_EFFECTS:
+            # Most options (LINGER in every close(linger=...)) have none: one
+            # set look-up, not four tests that each read an enum member
+            # (a generic attribute look-up compiled).
+            return
         values = self._values
         if number == O.IPV4ONLY:
             values[O.IPV6] = 1 - int(accepted)
@@ -319,6 +324,13 @@ class SocketOptions:
 #: Internal key (not an option number) for XPUB's manual mode, which both
 #: XPUB_MANUAL and XPUB_MANUAL_LAST_VALUE switch.
 _XPUB_MANUAL_STATE: Final = -1
+
+#: The options `_apply_side_effects` acts on.
+_WITH_SIDE_EFFECTS: Final = frozenset(
+    {int(O.IPV4ONLY), int(O.XPUB_MANUAL), int(O.XPUB_MANUAL_LAST_VALUE)}
+    | set(_SERVER_OPTIONS)
+    | set(_MECHANISM_OF)
+)
 
 
 # ---------------------------------------------------------------------------
