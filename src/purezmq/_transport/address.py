@@ -36,15 +36,33 @@ MULTICAST = ("pgm", "epgm")
 UNSUPPORTED = ("norm", "tipc", "vmci", "ws", "wss", "vsock")
 
 
-@dataclass(frozen=True)
 class Endpoint:
-    """A parsed endpoint: protocol and the part after `://`."""
+    """A parsed endpoint: protocol and the part after `://`.
 
-    protocol: str
-    address: str
+    Read-only by convention. A plain class, not a frozen dataclass: the
+    dataclass's `__init__` is interpreted even in the compiled build and
+    stores through `object.__setattr__` - about 3k instructions on every
+    connect() and bind() (issue 14)."""
+
+    __slots__ = ("address", "protocol")
+
+    def __init__(self, protocol: str, address: str) -> None:
+        self.protocol = protocol
+        self.address = address
 
     def __str__(self) -> str:
         return f"{self.protocol}://{self.address}"
+
+    def __repr__(self) -> str:
+        return f"Endpoint(protocol={self.protocol!r}, address={self.address!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Endpoint):
+            return NotImplemented
+        return self.protocol == other.protocol and self.address == other.address
+
+    def __hash__(self) -> int:
+        return hash((self.protocol, self.address))
 
 
 def parse_endpoint(endpoint: str) -> Endpoint:
@@ -68,13 +86,41 @@ def parse_endpoint(endpoint: str) -> Endpoint:
 
 
 # ---------------------------------------------------------------- tcp
-@dataclass(frozen=True)
 class TcpAddress:
-    """A resolved tcp address: the family and the sockaddr to bind/connect."""
+    """A resolved tcp address: the family and the sockaddr to bind/connect.
 
-    family: int
-    sockaddr: tuple[str, int] | tuple[str, int, int, int]
-    source: tuple[str, int] | None = None
+    Read-only by convention; a plain class for the reason `Endpoint` is one
+    (every tcp connect and reconnect resolves one)."""
+
+    __slots__ = ("family", "sockaddr", "source")
+
+    def __init__(
+        self,
+        family: int,
+        sockaddr: tuple[str, int] | tuple[str, int, int, int],
+        source: tuple[str, int] | None = None,
+    ) -> None:
+        self.family = family
+        self.sockaddr = sockaddr
+        self.source = source
+
+    def __repr__(self) -> str:
+        return (
+            f"TcpAddress(family={self.family!r}, sockaddr={self.sockaddr!r}, "
+            f"source={self.source!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TcpAddress):
+            return NotImplemented
+        return (self.family, self.sockaddr, self.source) == (
+            other.family,
+            other.sockaddr,
+            other.source,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.family, self.sockaddr, self.source))
 
     def uri(self, port: int | None = None) -> str:
         host = self.sockaddr[0]
