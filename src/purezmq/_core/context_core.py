@@ -77,12 +77,14 @@ class ContextCore:
 
     # ================================================================ sockets
     def socket(self, socket_type: int) -> SocketCore:
-        with self._mutex:
-            if self.terminating or self.terminated:
-                raise ZMQError(C.ETERM, "Context was terminated")
-            limit = self.options.value(C.MAX_SOCKETS)
-            if len(self._sockets) >= limit:
-                raise ZMQError(errno.EMFILE, f"Too many open sockets (MAX_SOCKETS={limit})")
+        # The checks take no lock: holding it over them did not stop two
+        # threads from both passing the limit (the socket is added below,
+        # after it is made), nor term() from starting right after them.
+        if self.terminating or self.terminated:
+            raise ZMQError(C.ETERM, "Context was terminated")
+        limit = self.options.value(C.MAX_SOCKETS)
+        if len(self._sockets) >= limit:
+            raise ZMQError(errno.EMFILE, f"Too many open sockets (MAX_SOCKETS={limit})")
         sock = (_SocketCore or _load_socket_core())(self, socket_type)
         with self._mutex:
             self._sockets.add(sock)

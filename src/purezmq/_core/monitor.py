@@ -78,8 +78,9 @@ class Monitor:
 
     def stop(self) -> None:
         """Send EVENT_MONITOR_STOPPED (if asked for) and close the PAIR."""
-        with self._lock:
-            pair = self._pair
+        # No lock to read it: only the socket's thread sets `_pair` (start and
+        # stop), and this is it. Every close() asks, and most find none.
+        pair = self._pair
         if pair is None:
             return
         self.event(_MONITOR_STOPPED, 0, "")
