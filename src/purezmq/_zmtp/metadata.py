@@ -143,6 +143,29 @@ def parse_properties(data: bytes, *, code: int = ZMTP_INVALID_METADATA) -> Metad
     return md
 
 
+#: Parsed property lists by their wire form. Every peer of a given socket
+#: type (and identity) sends the same READY bytes, and parsing them into a
+#: `Metadata` cost about 9k instructions compiled per handshake (issue 14).
+#: Bounded in count and in the size of what it keeps.
+_PARSED: Final[dict[bytes, Metadata]] = {}
+_PARSED_MAX: Final = 256
+_PARSED_MAX_BYTES: Final = 512
+
+
+def parse_properties_shared(data: bytes, *, code: int = ZMTP_INVALID_METADATA) -> Metadata:
+    """`parse_properties`, remembered by the wire bytes: the result may be the
+    one another connection got, so it must not be filled further (a
+    handshake's peer metadata is only read after the parse)."""
+    md = _PARSED.get(data)
+    if md is None:
+        md = parse_properties(data, code=code)  # malformed: raises, nothing kept
+        if len(data) <= _PARSED_MAX_BYTES:
+            if len(_PARSED) >= _PARSED_MAX:
+                _PARSED.clear()
+            _PARSED[data] = md
+    return md
+
+
 def _parse(data: bytes, code: int) -> list[tuple[str, bytes]]:
     """The properties as a list (a plain loop: no generator per READY)."""
     out: list[tuple[str, bytes]] = []

@@ -56,7 +56,7 @@ from purezmq._zmtp.metadata import (
     PROPERTY_SOCKET_TYPE,
     Metadata,
     encode_properties,
-    parse_properties,
+    parse_properties_shared,
 )
 from purezmq._zmtp.socktypes import compatible
 
@@ -245,7 +245,7 @@ class Mechanism(ABC):
         command (RFC 37; libzmq just closes) and INVALID_METADATA, the code
         libzmq's PLAIN/CURVE report when ``parse_metadata`` refuses it.
         """
-        self.peer_metadata = parse_properties(data, code=ZMTP_INVALID_METADATA)
+        self.peer_metadata = parse_properties_shared(data, code=ZMTP_INVALID_METADATA)
         peer_type = self.peer_metadata.get(PROPERTY_SOCKET_TYPE)
         if (
             self.check_socket_type
