@@ -105,6 +105,7 @@ COMPILED_MODULES = [
     "_io/connecter.py",
     "_io/driver.py",
     "_io/engine.py",
+    "_io/engine_core.py",
     "_io/listener.py",
     "_io/signaler.py",
     "_io/threaded/iothread.py",
