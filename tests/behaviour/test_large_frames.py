@@ -2,7 +2,7 @@
 
 While a large frame arrives over TCP, the engine raises the socket's
 SO_RCVLOWAT so that it wakes once per 256 KiB rather than once per segment
-burst (see `purezmq._io.engine.LOWAT_MAX`). The mark must fall back as the
+burst (see `purezmq._io.engine_core.LOWAT_MAX`). The mark must fall back as the
 frame completes: a small message after a large one would otherwise wait for
 bytes that never come. These tests would block (and fail on RCVTIMEO) if it
 did not.

@@ -105,15 +105,62 @@ def test_the_io_checker_sees_io_imports() -> None:
 
 
 #: DESIGN.md: "no core module over ~500 lines"; the issue that split
-#: SocketCore made it a hard limit for `_core`.
+#: SocketCore made it a hard limit for `_core`, and the split of the stream
+#: engine and of ZMTPConnection extended it to the other layers of the
+#: engine: `_io`, `_zmtp` (with its mechanisms) and `_routing`.
 CORE_MODULE_MAX_LINES = 500
 
+#: The layers whose every module stays under CORE_MODULE_MAX_LINES.
+SIZE_CHECKED_LAYERS = ("_core", "_io", "_zmtp", "_routing")
 
-def test_core_modules_stay_under_500_lines() -> None:
-    sizes = {p.name: len(p.read_text().splitlines()) for p in _modules("_core")}
-    assert sizes, "no _core modules found"
-    too_long = {name: n for name, n in sizes.items() if n >= CORE_MODULE_MAX_LINES}
-    assert not too_long, f"_core modules of {CORE_MODULE_MAX_LINES}+ lines: {too_long}"
+#: Modules already over the limit when it was extended: split due, see the
+#: note in docs/design.md ("Rules"). Each is one large class or codec that
+#: has not been split yet (the frame decoder, the pipe, the CURVE
+#: mechanism); they are listed here so that the limit holds for every other
+#: module, and for any new one, now.
+#: Splitting one of them (by moving whole classes or module-level helpers,
+#: or by inheritance as engine.py and connection.py were) removes its entry:
+#: the test below fails once an entry is no longer needed, so the list can
+#: only shrink.
+OVERSIZED_MODULES_SPLIT_DUE = frozenset(
+    {
+        "_zmtp/decoder.py",
+        "_zmtp/mechanisms/curve.py",
+        "_routing/pipe.py",
+    }
+)
+
+
+def _module_sizes() -> dict[str, int]:
+    """Lines of every module of SIZE_CHECKED_LAYERS, by path under the package."""
+    return {
+        p.relative_to(PKG).as_posix(): len(p.read_text().splitlines())
+        for layer in SIZE_CHECKED_LAYERS
+        for p in _modules(layer)
+    }
+
+
+def test_layer_modules_stay_under_500_lines() -> None:
+    sizes = _module_sizes()
+    assert {"_core/session.py", "_io/engine.py", "_zmtp/connection.py", "_routing/lb.py"} <= set(
+        sizes
+    ), "the size check does not see the layers' modules"
+    too_long = {
+        name: n
+        for name, n in sizes.items()
+        if n >= CORE_MODULE_MAX_LINES and name not in OVERSIZED_MODULES_SPLIT_DUE
+    }
+    assert not too_long, f"modules of {CORE_MODULE_MAX_LINES}+ lines: {too_long}"
+
+
+def test_oversized_modules_are_still_oversized() -> None:
+    """Once a listed module is split (or gone), its entry must go, or it would
+    excuse that module growing back."""
+    sizes = _module_sizes()
+    stale = {
+        name for name in OVERSIZED_MODULES_SPLIT_DUE if sizes.get(name, 0) < CORE_MODULE_MAX_LINES
+    }
+    assert not stale, f"no longer over {CORE_MODULE_MAX_LINES} lines: remove {stale}"
 
 
 def test_drivers_do_not_import_each_other_or_the_facade() -> None:

@@ -4,7 +4,7 @@ A unix stream socket holds only its sender's SO_SNDBUF in the kernel (about
 208 KiB by default; no autotuning as over tcp), so a 1 MiB frame went in
 five writes and the receiver took it in pieces. Once a write of a large
 frame comes back partial, the engine raises the default send buffer of an
-ipc connection (`purezmq._io.engine.IPC_SNDBUF`); a ZMQ_SNDBUF the
+ipc connection (`purezmq._io.engine_core.IPC_SNDBUF`); a ZMQ_SNDBUF the
 application chose is left alone.
 
 The peer here is a raw unix socket that does not read: what purezmq has

@@ -25,6 +25,7 @@ from purezmq._transport.address import (
 )
 
 from .engine import StreamEngine
+from .engine_core import EngineCore
 from .reactor import WRITE, Reactor, Timer
 
 if TYPE_CHECKING:
@@ -145,7 +146,7 @@ class Connecter:
         self.engine = engine
         engine.start()
 
-    def _engine_lost(self, engine: StreamEngine) -> None:
+    def _engine_lost(self, engine: EngineCore) -> None:
         self.engine = None
         delay = self.session.connection_lost()
         if delay is None or self._closed:

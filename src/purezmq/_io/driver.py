@@ -37,6 +37,7 @@ from purezmq._transport.udp import UdpConfig
 from .connecter import Connecter
 from .datagram import EngineHandle
 from .engine import StreamEngine
+from .engine_core import EngineCore
 from .listener import Listener
 from .pgm import open_multicast
 from .reactor import Reactor
@@ -205,7 +206,7 @@ class StreamDriver:
             tune_socket(sock, tuning)
             session = Session(owner, config)
 
-            def on_lost(engine: StreamEngine) -> None:
+            def on_lost(engine: EngineCore) -> None:
                 session.connection_lost()
 
             session.on_done = bound.remove

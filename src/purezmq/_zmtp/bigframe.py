@@ -43,7 +43,7 @@ declared. Storage is allocated only when a view is first asked for.
 Over ipc the body of a 1 MiB frame never sat whole in the kernel (a unix
 socket holds its sender's SO_SNDBUF, about 208 KiB by default), so this
 storage and its fill were the rule there. A purezmq sender now raises its
-send buffer for large frames (`purezmq._io.engine.IPC_SNDBUF`) and the
+send buffer for large frames (`purezmq._io.engine_core.IPC_SNDBUF`) and the
 body arrives whole. From a sender that does not (libzmq), the body still
 comes in pieces, and the fill stays: the alternatives measured worse
 (1 MiB ping-pong between two processes over a socketpair, CPython 3.11,

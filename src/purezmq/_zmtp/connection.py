@@ -34,182 +34,40 @@ an ERROR command queued for the peer can still be flushed before closing.
 If ``pull`` meets the error after decoding some messages, it returns those
 first and raises on the next call, so nothing received intact is lost.
 
+This module is the data path in (bytes fed, messages and commands parsed)
+and the clocks; the constructor, the state and the output are
+`ConnectionBase`'s (connection_base.py), the handshake
+`ConnectionHandshake`'s (handshake.py): `ZMTPConnection` derives from the
+handshake, which derives from the base.
+
 Not thread-safe: the session serialises calls (see docs/design.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
 from typing import Final
 
 from . import commands
-from .decoder import FrameDecoder
-from .errors import ZMTP_UNEXPECTED_COMMAND, ProtocolError, internal_error, timeout_error
-from .frames import FLAG_COMMAND, FLAG_MORE, Buffer, FrameEncoder
-from .greeting import (
-    GREETING_SIZE,
-    MAJOR_BYTE,
-    PREFIX_SIZE,
-    greeting_rest,
-    parse_greeting,
-    peer_revision,
-    signature,
-    signature_complete,
-)
-from .heartbeat import SAME_AS_IVL, Heartbeat
-from .legacy import LegacyHandshake, refusal
-from .mechanisms.base import Mechanism, MechanismStatus
-from .metadata import PROPERTY_IDENTITY, PROPERTY_SOCKET_TYPE, Metadata
-from .socktypes import GROUP_JOINERS, GROUP_PUBLISHERS, PUBLISHERS, SUBSCRIBERS, is_known
+from .errors import ProtocolError, internal_error, timeout_error
+from .frames import FLAG_COMMAND, FLAG_MORE, Buffer
+from .handshake import ConnectionHandshake
+from .socktypes import GROUP_PUBLISHERS
 
-_SUBSCRIBE_MSG: Final = 0x01
-_CANCEL_MSG: Final = 0x00
 #: PONGs encoded between two takes of the output before the rest coalesce
 #: into one owed PONG (for the latest PING): a peer that reads answers every
 #: PING, as libzmq does; one that floods PINGs and reads nothing costs at most
 #: this many PONGs and one more (issue 12; libzmq's engine owes one).
 PONG_BACKLOG: Final = 16
-#: Peer revisions below this are ZMTP 1.0/2.0 (libzmq speaks 3.1 to a 2).
-_FIRST_3X_REVISION: Final = 2
 
 
-def _first_byte(frame: Buffer) -> int:
-    """First byte of a frame, -1 when empty (any buffer type)."""
-    view = memoryview(frame)
-    if view.nbytes == 0:
-        return -1
-    return view.cast("B")[0] if view.format != "B" or view.ndim != 1 else view[0]
-
-
-class ZMTPConnection:
+class ZMTPConnection(ConnectionHandshake):
     """One ZMTP connection; see the module docstring for the protocol."""
 
-    __slots__ = (
-        "_check_type",
-        "_decoder",
-        "_early",
-        "_encoder",
-        "_error",
-        "_heartbeat",
-        "_hs_deadline",
-        "_last_rx",
-        "_legacy",
-        "_legacy_ok",
-        "_major_sent",
-        "_pong",
-        "_pongs",
-        "_publisher",
-        "_routing_id",
-        "_state",
-        "_sub_commands",
-        "_tcur",
-        "_transform",
-        "_zap_out",
-        "handshake_done",
-        "mechanism",
-        "peer_identity",
-        "peer_major",
-        "peer_metadata",
-        "peer_minor",
-        "peer_socket_type",
-        "protocol",
-        "socket_type",
-    )
+    # The state, the constructor and the output are `ConnectionBase`'s
+    # (connection_base.py), the handshake `ConnectionHandshake`'s (handshake.py).
+    __slots__ = ()
 
-    def __init__(
-        self,
-        *,
-        socket_type: str,
-        mechanism: Mechanism,
-        now: float,
-        handshake_ivl: float = 30.0,
-        heartbeat_ivl: float = 0.0,
-        heartbeat_ttl: float = 0.0,
-        heartbeat_timeout: float = SAME_AS_IVL,
-        max_msg_size: int = -1,
-        buffer_size: int = 256 * 1024,
-        check_socket_type: bool = True,
-        routing_id: bytes = b"",
-        zap_enabled: bool = False,
-    ) -> None:
-        """
-        Args:
-            socket_type: our type, e.g. "DEALER" (READY's Socket-Type).
-            mechanism: a fresh mechanism for this connection.
-            now: the caller's clock (seconds); every later `now` uses it too.
-            handshake_ivl: seconds to finish greeting+handshake, 0 = no limit.
-            heartbeat_ivl: seconds between our PINGs, 0 = none.
-            heartbeat_ttl: TTL announced in our PINGs (seconds).
-            heartbeat_timeout: seconds without traffic after a PING before the
-                connection is dead; -1 = heartbeat_ivl (libzmq default).
-            max_msg_size: largest frame accepted (libzmq checks per frame),
-                -1 = unlimited.
-            buffer_size: receive ring size it may grow to without pressure.
-            check_socket_type: refuse peers whose Socket-Type is incompatible.
-            routing_id: our ROUTING_ID, for the identity frame of ZMTP 1.0/2.0
-                peers (and the length in our signature's padding).
-            zap_enabled: a ZAP domain is set (libzmq's ``zap_enabled``): like
-                any mechanism but NULL, it refuses ZMTP 1.0/2.0 peers.
-
-        Raises:
-            ValueError: `socket_type` is not a ZeroMQ socket type name.
-        """
-        if not is_known(socket_type):
-            raise ValueError(f"unknown socket type {socket_type!r}")
-        self.socket_type = socket_type
-        self.mechanism = mechanism
-        mechanism.configure(socket_type=socket_type, check_socket_type=check_socket_type)
-        self._decoder = FrameDecoder(buffer_size=buffer_size, max_msg_size=max_msg_size)
-        self._encoder = FrameEncoder()
-        self._encoder.add_raw(signature(len(routing_id)))
-        self._major_sent = False
-        self._routing_id = routing_id
-        self._check_type = check_socket_type
-        # ZMTP 1.0/2.0 have no security: only NULL without ZAP may downgrade.
-        self._legacy_ok = not zap_enabled and mechanism.name == b"NULL" and mechanism.zap is None
-        self._legacy: LegacyHandshake | None = None
-        self._state = "greeting"
-        self._hs_deadline = now + handshake_ivl if handshake_ivl > 0 else None
-        self._heartbeat = Heartbeat(ivl=heartbeat_ivl, ttl=heartbeat_ttl, timeout=heartbeat_timeout)
-        self._last_rx = now
-        self._error: ProtocolError | None = None
-        self._early: list[Sequence[Buffer]] = []  # sent before the handshake ended
-        self._zap_out: list[bytes] | None = None
-        self._publisher = socket_type in PUBLISHERS
-        self._sub_commands = False
-        self._transform = False
-        self._tcur: list[bytes] = []  # partial message (transforming mechanisms)
-        # The context of the PONG owed to the peer's latest PING (None: none
-        # owed). One at most, as libzmq: a peer that floods PINGs and reads
-        # nothing cannot grow our output (issue 12).
-        self._pong: bytes | None = None
-        self._pongs = 0  # PONGs encoded since the output was last taken
-        #: True once both sides completed the mechanism handshake.
-        self.handshake_done = False
-        #: the peer's Socket-Type ("" if it sent none).
-        self.peer_socket_type = ""
-        #: the peer's Identity property (b"" if it sent none).
-        self.peer_identity = b""
-        #: every ZMTP property the peer sent; case-insensitive look-ups.
-        self.peer_metadata = Metadata()
-        #: the peer's greeting version (-1 until its greeting arrived; the
-        #: major stays -1 for a ZMTP 1.0 peer without a revision).
-        self.peer_major = -1
-        self.peer_minor = -1
-        #: "ZMTP/3.1", "ZMTP/3.0", "ZMTP/2.0" or "ZMTP/1.0" once known.
-        self.protocol = ""
-
-    # ------------------------------------------------------------ state
-    @property
-    def state(self) -> str:
-        """ "greeting", "handshake", "ready" or "closed" (after an error)."""
-        return "closed" if self._error is not None else self._state
-
-    @property
-    def close_reason(self) -> ProtocolError | None:
-        """The error that ended the connection, or None while it lives."""
-        return self._error
-
+    # ------------------------------------------------------------ input state
     @property
     def has_pending_input(self) -> bool:
         """Received bytes not parsed yet (possibly only part of a frame)."""
@@ -238,28 +96,6 @@ class ZMTPConnection:
         """Bytes the peer must still send to complete the large frame arriving
         now (0: none). The driver may wait for that many before reading."""
         return self._decoder.big_remaining
-
-    @property
-    def has_output(self) -> bool:
-        return bool(self._encoder) or self._pong is not None
-
-    @property
-    def queued_output_bytes(self) -> int:
-        """Bytes encoded and not yet taken by `data_to_send`, with the PONG
-        owed (a gauge for tests and diagnostics: it walks the queue)."""
-        pong = self._pong
-        return self._encoder.queued_bytes + (0 if pong is None else len(pong) + 7)
-
-    def _raise_if_failed(self) -> None:
-        if self._error is not None:
-            raise self._error
-
-    def _failed(self, error: ProtocolError) -> ProtocolError:
-        """Record `error` as the end of this connection and return it."""
-        if self._error is None:
-            error.during_handshake = not self.handshake_done
-            self._error = error
-        return self._error
 
     # ------------------------------------------------------------ input
     def get_buffer(self, sizehint: int = -1) -> memoryview:
@@ -312,157 +148,6 @@ class ZMTPConnection:
             space[:count] = view[offset : offset + count]
             self.buffer_updated(count, now)
             offset += count
-
-    # -------------------------------------------------------- handshake
-    def _advance_handshake(self, now: float) -> None:
-        if self._state == "greeting" and not self._read_greeting():
-            return
-        legacy = self._legacy
-        if legacy is not None:
-            self._decoder = legacy.advance(self._decoder)
-            if legacy.done:
-                self._legacy_complete(legacy)
-            return
-        decoder = self._decoder
-        mechanism = self.mechanism
-        while self._state == "handshake" and mechanism.wants_input():
-            frame = decoder.next_frame()
-            if frame is None:
-                return
-            flags, body = frame
-            if not flags & FLAG_COMMAND:
-                raise ProtocolError(
-                    "message frame before the handshake completed", code=ZMTP_UNEXPECTED_COMMAND
-                )
-            mechanism.process_handshake_command(body)
-            self._after_mechanism(now)
-
-    def _read_greeting(self) -> bool:
-        """Handle the peer's greeting bytes; True once all 64 were read, or
-        once a ZMTP 1.0/2.0 peer was recognised (`_legacy` carries on)."""
-        decoder = self._decoder
-        if self.peer_major < 0:
-            head = decoder.peek_raw(PREFIX_SIZE)
-            if not head:
-                return False
-            if not self._major_sent and signature_complete(head):
-                self._encoder.add_raw(MAJOR_BYTE)
-                self._major_sent = True
-            revision = peer_revision(head)
-            if revision is None:
-                return False
-            if revision < _FIRST_3X_REVISION:
-                self._start_legacy(revision)
-                return True
-            self.peer_major = revision
-            mechanism = self.mechanism
-            self._encoder.add_raw(greeting_rest(mechanism.name, mechanism.as_server))
-        raw = decoder.take_raw(GREETING_SIZE)
-        if raw is None:
-            return False
-        peer = parse_greeting(raw, self.mechanism.name)
-        self.peer_minor = peer.minor
-        self.protocol = "ZMTP/3.1" if peer.speaks_31 else "ZMTP/3.0"
-        decoder.start_framing()
-        self._state = "handshake"
-        self.mechanism.start(peer)
-        self._drain_mechanism()
-        return True
-
-    def _start_legacy(self, revision: int) -> None:
-        """The peer speaks ZMTP 1.0 or 2.0: refuse it if we need security (RFC
-        37 "Backwards Interoperability", libzmq), else continue in its protocol."""
-        if not self._legacy_ok:
-            raise refusal(revision, self.mechanism.name)
-        legacy = LegacyHandshake(
-            revision,
-            socket_type=self.socket_type,
-            routing_id=self._routing_id,
-            check_socket_type=self._check_type,
-        )
-        self._encoder = legacy.start(self._encoder)
-        self._legacy = legacy
-        self.protocol = legacy.protocol
-        if revision >= 0:
-            self.peer_major = revision
-        self._state = "handshake"
-
-    def _legacy_complete(self, legacy: LegacyHandshake) -> None:
-        """The peer's identity frame arrived. No metadata, no mechanism, no
-        heartbeats (ZMTP 1.0/2.0 have no commands), subscriptions as messages."""
-        self.peer_socket_type = legacy.peer_socket_type
-        self.peer_identity = legacy.peer_identity
-        self._ready()
-
-    def _drain_safely(self) -> None:
-        """Queue what a failing mechanism wants said (its ERROR command);
-        nothing if that fails too - the connection is ending anyway."""
-        try:
-            self._drain_mechanism()
-        except Exception:  # the first error is the one reported
-            pass
-
-    def _drain_mechanism(self) -> None:
-        """Queue the mechanism's pending commands and ZAP request."""
-        mechanism = self.mechanism
-        body = mechanism.next_handshake_command()
-        while body is not None:
-            self._encoder.add_command(body)
-            body = mechanism.next_handshake_command()
-        request = mechanism.zap_request()
-        if request is not None:
-            self._zap_out = request
-
-    def _after_mechanism(self, now: float) -> None:
-        self._drain_mechanism()
-        status = self.mechanism.status
-        if status is MechanismStatus.READY:
-            self._handshake_complete(now)
-        elif status is MechanismStatus.ERROR:
-            raise ProtocolError("security handshake failed")
-
-    def _handshake_complete(self, now: float) -> None:
-        mechanism = self.mechanism
-        metadata = mechanism.peer_metadata
-        self.peer_metadata = metadata
-        self.peer_socket_type = (metadata.get(PROPERTY_SOCKET_TYPE) or b"").decode("latin-1")
-        self.peer_identity = metadata.get(PROPERTY_IDENTITY) or b""
-        # libzmq 4.3.3+: SUBSCRIBE/CANCEL as commands only to ZMTP 3.1+ peers.
-        speaks_31 = self.protocol == "ZMTP/3.1"
-        self._sub_commands = self.socket_type in SUBSCRIBERS and speaks_31
-        # DISH: every message it sends is a JOIN/LEAVE command (any ZMTP 3.x).
-        self._sub_commands |= self.socket_type in GROUP_JOINERS
-        self._transform = mechanism.transforms_frames
-        self._heartbeat.start(now)
-        self._ready()
-
-    def _ready(self) -> None:
-        """The handshake is over: messages flow, those sent early first."""
-        self.handshake_done = True
-        self._state = "ready"
-        self._hs_deadline = None
-        if self._early:
-            early, self._early = self._early, []
-            self.send_messages(early)
-
-    def zap_request(self) -> list[bytes] | None:
-        """Frames of a ZAP request the mechanism wants sent (returned once)."""
-        request, self._zap_out = self._zap_out, None
-        return request
-
-    def zap_reply(self, frames: Sequence[bytes], now: float) -> None:
-        """Hand the ZAP handler's reply to the mechanism and carry on."""
-        self._raise_if_failed()
-        try:
-            self.mechanism.zap_reply(frames)
-            self._after_mechanism(now)
-            if not self.handshake_done:
-                self._advance_handshake(now)
-        except ProtocolError as exc:
-            self._drain_safely()
-            raise self._failed(exc) from None
-        except Exception as exc:
-            raise self._failed(internal_error(exc)) from exc
 
     # ------------------------------------------------------------ data in
     def pull(self, max_msgs: int) -> list[list[bytes]]:
@@ -543,92 +228,6 @@ class ZMTPConnection:
         # PONG: its bytes already counted as traffic. READY and unknown
         # commands are ignored, as libzmq's session does.
         return None
-
-    # ----------------------------------------------------------- data out
-    def send_messages(self, msgs: Iterable[Sequence[Buffer]]) -> None:
-        """Encode whole messages (lists of frames) for sending.
-
-        Before the handshake is done they wait (the peer's version decides
-        how subscriptions go out). Frames are referenced until taken by
-        `data_to_send`; big ones until the chunk holding them is written.
-        """
-        self._raise_if_failed()
-        try:
-            if not self.handshake_done:
-                self._early.extend(msgs)
-            elif self._transform or self._sub_commands:
-                for msg in msgs:
-                    self._send_general(msg)
-            else:
-                self._encoder.add_messages(msgs)
-        except ProtocolError as exc:
-            raise self._failed(exc) from None
-        except Exception as exc:
-            raise self._failed(internal_error(exc)) from exc
-
-    @property
-    def plain_framing(self) -> bool:
-        """Do messages go out as plain ZMTP 3 frames (no mechanism transform,
-        no subscription commands, not a ZMTP 1.0/2.0 peer)? Then bytes encoded
-        once for many connections (`send_encoded`) are right for this one."""
-        return (
-            self.handshake_done
-            and not self._transform
-            and not self._sub_commands
-            and type(self._encoder) is FrameEncoder
-        )
-
-    def send_encoded(self, chunks: list[bytes | bytearray | memoryview]) -> None:
-        """Queue messages already encoded as plain ZMTP 3 frames (see
-        `plain_framing`), shared with other connections: not modified."""
-        self._raise_if_failed()
-        self._encoder.add_encoded(chunks)
-
-    def _send_general(self, msg: Sequence[Buffer]) -> None:
-        """One message through subscription conversion and/or the mechanism."""
-        if self.socket_type in GROUP_JOINERS:  # DISH: JOIN/LEAVE bodies only
-            if len(msg) == 1:
-                self.send_command(bytes(memoryview(msg[0]).cast("B")))
-            return
-        if self._sub_commands and len(msg) == 1:
-            first = _first_byte(msg[0])
-            if first in (_SUBSCRIBE_MSG, _CANCEL_MSG):
-                topic = bytes(memoryview(msg[0]).cast("B")[1:])
-                make = commands.subscribe if first == _SUBSCRIBE_MSG else commands.cancel
-                self.send_command(make(topic))
-                return
-        if not self._transform:
-            self._encoder.add_messages((msg,))
-            return
-        last = len(msg) - 1
-        for index, frame in enumerate(msg):
-            flags, wire = self.mechanism.encode_frame(
-                FLAG_MORE if index < last else 0, bytes(frame)
-            )
-            self._encoder.add_frame(wire, flags)
-
-    def send_command(self, body: bytes) -> None:
-        """Queue a command (body = name-len name data); internal use."""
-        if self._transform and self.handshake_done:
-            flags, wire = self.mechanism.encode_frame(FLAG_COMMAND, body)
-            self._encoder.add_frame(wire, flags)
-        else:
-            self._encoder.add_command(body)
-
-    def data_to_send(self) -> list[bytes | bytearray | memoryview]:
-        """Everything queued, in order, as chunks for one ``sendmsg``; clears
-        the queue. The caller handles partial writes. Raises ProtocolError
-        only if taking them fails (the connection is then dead)."""
-        try:
-            self._pongs = 0
-            pong = self._pong
-            if pong is not None:
-                self._pong = None
-                if self._error is None:  # a dead connection owes nothing
-                    self.send_command(commands.pong(pong))
-            return self._encoder.take()
-        except Exception as exc:
-            raise self._failed(internal_error(exc)) from exc
 
     # ------------------------------------------------------------ time
     def next_deadline(self) -> float | None:
