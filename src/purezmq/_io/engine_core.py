@@ -81,10 +81,17 @@ def _nothing_queued(session: Session) -> bool:
     nothing is left): a message the socket queues from now on then calls
     `kick_output`, which flushes (or has the reactor flush, while we hold
     the write lock). Output a parse queues (a PONG) is followed by
-    `kick_output` too."""
-    pipe = session.pipe
+    `kick_output` too.
+
+    Before the handshake ends the pipe is not read at all (a bound session
+    has none yet), so nothing is left to take: the end of the handshake
+    kicks us, or flushes, for whatever the socket queued meanwhile. A
+    second collect there only took the session's lock to find nothing."""
     conn = session.conn
-    return pipe is not None and conn is not None and not conn.has_output and nothing_to_take(pipe)
+    if conn is None or conn.has_output:
+        return False
+    pipe = session.pipe
+    return pipe is None or not session.handshaken or nothing_to_take(pipe)
 
 
 def _unix_default_sndbuf() -> int:
