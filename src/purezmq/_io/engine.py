@@ -303,12 +303,7 @@ class StreamEngine(EngineCore):
         with self._interest_lock:
             self._mask = -1
         self.io.unregister(self.fd)
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        if self._sweep_timer is not None:
-            self._sweep_timer.cancel()
-            self._sweep_timer = None
+        self._cancel_timers()
         self._parked = self._waiting = self._sweeping = False
         self._io_ident = 0  # learnt again on the new reactor's thread (_adopt)
         self.io = new

@@ -391,15 +391,20 @@ class EngineCore:
         if self._closed:
             return
         self._closed = True
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        if self._sweep_timer is not None:
-            self._sweep_timer.cancel()
-            self._sweep_timer = None
+        self._cancel_timers()
         self.io.unregister(self.fd)
         try:
             self.sock.close()
         except OSError:  # pragma: no cover
             pass
         self._on_lost(self)
+
+    def _cancel_timers(self) -> None:
+        """Stop the session's timer and the parked-read sweep (the engine ends,
+        or moves to another reactor)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._sweep_timer is not None:
+            self._sweep_timer.cancel()
+            self._sweep_timer = None
