@@ -128,16 +128,9 @@ class SocketStats:
             self.handshake_failures += c.handshake_failures
 
     def _totals(self) -> dict[str, int]:
-        """The totals by name, in `_TOTALS` order (under the lock)."""
-        return {
-            "msgs_in": self.msgs_in,
-            "msgs_out": self.msgs_out,
-            "bytes_in": self.bytes_in,
-            "bytes_out": self.bytes_out,
-            "drops_hwm": self.drops_hwm,
-            "reconnects": self.reconnects,
-            "handshake_failures": self.handshake_failures,
-        }
+        """The totals by name, in `_TOTALS` order (under the lock): the
+        attributes carry those names, so the list of names is kept once."""
+        return {key: getattr(self, key) for key in _TOTALS}
 
     def snapshot(
         self,

@@ -56,14 +56,6 @@ class Endpoint:
     def __repr__(self) -> str:
         return f"Endpoint(protocol={self.protocol!r}, address={self.address!r})"
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Endpoint):
-            return NotImplemented
-        return self.protocol == other.protocol and self.address == other.address
-
-    def __hash__(self) -> int:
-        return hash((self.protocol, self.address))
-
 
 def parse_endpoint(endpoint: str) -> Endpoint:
     """Split and validate `protocol://address` (EINVAL / EPROTONOSUPPORT)."""
@@ -109,18 +101,6 @@ class TcpAddress:
             f"TcpAddress(family={self.family!r}, sockaddr={self.sockaddr!r}, "
             f"source={self.source!r})"
         )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TcpAddress):
-            return NotImplemented
-        return (self.family, self.sockaddr, self.source) == (
-            other.family,
-            other.sockaddr,
-            other.source,
-        )
-
-    def __hash__(self) -> int:
-        return hash((self.family, self.sockaddr, self.source))
 
     def uri(self, port: int | None = None) -> str:
         host = self.sockaddr[0]
