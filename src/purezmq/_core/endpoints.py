@@ -86,13 +86,7 @@ def parse(addr: str) -> Endpoint:
 class Endpoints:
     """Everything one socket bound or connected to (owning thread only)."""
 
-    def __init__(
-        self,
-        owner: EndpointOwner,
-        ctx: ContextCore,
-        options: SocketOptions,
-    ) -> None:
-        self._owner = owner
+    def __init__(self, ctx: ContextCore, options: SocketOptions) -> None:
         self._ctx = ctx
         self._options = options
         self._binds: dict[str, list[BoundHandle]] = {}
@@ -107,8 +101,9 @@ class Endpoints:
     def _driver(self) -> Driver:
         return self.driver if self.driver is not None else self._ctx.driver()
 
-    def _config(self, endpoint: str, *, connect_side: bool, rid: bytes = b"") -> SessionConfig:
-        owner = self._owner
+    def _config(
+        self, owner: EndpointOwner, endpoint: str, *, connect_side: bool, rid: bytes = b""
+    ) -> SessionConfig:
         return session_config(
             self._options,
             owner.type_name,
@@ -138,27 +133,27 @@ class Endpoints:
         return Tuning(keepalive=keepalive, sndbuf=sndbuf, rcvbuf=rcvbuf, tos=tos)
 
     # ------------------------------------------------------------ bind
-    def bind(self, addr: str) -> None:
+    def bind(self, owner: EndpointOwner, addr: str) -> None:
         ep = parse(addr)
         if ep.protocol in MULTICAST:  # libzmq: bind and connect are the same for PGM
-            self.connect(addr)
+            self.connect(owner, addr)
             return
         if ep.protocol == "udp":
-            self._open_udp(addr, ep, bind=True)
+            self._open_udp(owner, addr, ep, bind=True)
             return
         if ep.protocol == "inproc":
-            self._ctx.inproc_bind(ep.address, self._owner)
+            self._ctx.inproc_bind(ep.address, owner)
             self._inproc_binds.append(ep.address)
             self.last_endpoint = addr
-            self._owner.process_commands()  # attach pending connects now, as libzmq's bind does
+            owner.process_commands()  # attach pending connects now, as libzmq's bind does
             return
         security.check_available(self._options)  # before a listener exists
-        monitor = self._owner.monitor
+        monitor = owner.monitor
         try:
             bound = self._driver().bind(
-                self._owner,
+                owner,
                 ep,
-                lambda uri: self._config(uri, connect_side=False),
+                lambda uri: self._config(owner, uri, connect_side=False),
                 ipv6=bool(self._options.value(C.IPV6)),
                 backlog=self._options.value(C.BACKLOG),
                 tuning=self._tuning(),
@@ -174,19 +169,19 @@ class Endpoints:
         self.last_endpoint = bound.uri
         monitor.event(_EVENT_LISTENING, bound.listener_fd, bound.uri)
 
-    def unbind(self, addr: str) -> None:
+    def unbind(self, owner: EndpointOwner, addr: str) -> None:
         ep = parse(addr)
         if ep.protocol in MULTICAST:  # bound is connected (libzmq's term_endpoint)
-            self.disconnect(addr)
+            self.disconnect(owner, addr)
             return
         if ep.protocol == "inproc":
             if ep.address not in self._inproc_binds:
                 raise ZMQError(errno.ENOENT, f"No such endpoint bound: {addr!r}")
             self._inproc_binds.remove(ep.address)
-            self._ctx.inproc_unbind(ep.address, self._owner)
+            self._ctx.inproc_unbind(ep.address, owner)
             return
         if ep.protocol == "udp":  # kept with the connects (see _open_udp)
-            self.disconnect(addr)
+            self.disconnect(owner, addr)
             return
         handles = self._binds.pop(addr, None)
         if not handles:
@@ -204,9 +199,8 @@ class Endpoints:
             self._options.store(C.CONNECT_ROUTING_ID, b"")
         return rid
 
-    def connect(self, addr: str) -> None:
+    def connect(self, owner: EndpointOwner, addr: str) -> None:
         ep = parse(addr)
-        owner = self._owner
         if ep.protocol == "inproc":
             pipe = self._ctx.inproc_connect(owner, ep.address)
             rid = self._take_connect_routing_id()
@@ -217,10 +211,10 @@ class Endpoints:
             owner.process_commands()  # the pipe is usable when connect() returns
             return
         if ep.protocol in MULTICAST:
-            self._connect_multicast(addr, ep)
+            self._connect_multicast(owner, addr, ep)
             return
         if ep.protocol == "udp":
-            self._open_udp(addr, ep, bind=False)
+            self._open_udp(owner, addr, ep, bind=False)
             return
         ipv6 = bool(self._options.value(C.IPV6))
         try:  # validate now, as libzmq does; the connecter resolves again on each attempt
@@ -237,7 +231,7 @@ class Endpoints:
         # run the mailbox ourselves, so that post needs no wake-up signal.
         owner.hold_wake()
         try:
-            session = Session(owner, self._config(addr, connect_side=True, rid=rid))
+            session = Session(owner, self._config(owner, addr, connect_side=True, rid=rid))
             owner.session_started(session)
         finally:
             owner.process_commands()
@@ -246,10 +240,9 @@ class Endpoints:
         self._connects.setdefault(addr, []).append(_Connected(session, handle, sock_pipe))
         self.last_endpoint = addr
 
-    def _connect_multicast(self, addr: str, ep: Endpoint) -> None:
+    def _connect_multicast(self, owner: EndpointOwner, addr: str, ep: Endpoint) -> None:
         """pgm/epgm: a send-only (PUB, XPUB) or receive-only (SUB, XSUB)
         endpoint whose pipe is attached before connect() returns."""
-        owner = self._owner
         if owner.type_name not in ("PUB", "XPUB", "SUB", "XSUB"):
             raise ZMQError(
                 int(C.ENOCOMPATPROTO), f"{ep.protocol} needs a PUB, XPUB, SUB or XSUB socket"
@@ -278,35 +271,34 @@ class Endpoints:
         self._connects.setdefault(addr, []).append(_Connected(None, handle, None))
         self.last_endpoint = addr
 
-    def _open_udp(self, addr: str, ep: Endpoint, *, bind: bool) -> None:
+    def _open_udp(self, owner: EndpointOwner, addr: str, ep: Endpoint, *, bind: bool) -> None:
         """udp: RADIO connects, DISH binds or connects, DGRAM both (libzmq's
         rules, ENOCOMPATPROTO otherwise); the pipe is attached on return.
         Kept with the connects: unbind() and disconnect() both end it."""
         value = self._options.value
         config = UdpConfig(
-            socket_type=self._owner.type_name,
+            socket_type=owner.type_name,
             bind=bind,
             hops=value(C.MULTICAST_HOPS),
             sndhwm=value(C.SNDHWM),
             rcvhwm=value(C.RCVHWM),
         )
         try:
-            handle, pipe = self._driver().udp(self._owner, ep, config)
+            handle, pipe = self._driver().udp(owner, ep, config)
         except AddressError as e:
             raise ZMQError(e.errno, f"{e.message} (addr={addr!r})") from None
         except OSError as err:
             code = err.errno or errno.EINVAL
             raise ZMQError(code, f"{strerror(code)} (addr={addr!r})") from None
-        self._owner.process_commands()
+        owner.process_commands()
         self._connects.setdefault(addr, []).append(_Connected(None, handle, pipe))
         self.last_endpoint = addr
 
-    def disconnect(self, addr: str) -> None:
+    def disconnect(self, owner: EndpointOwner, addr: str) -> None:
         parse(addr)
         entries = self._connects.pop(addr, None)
         if not entries:
             raise ZMQError(errno.ENOENT, f"No such endpoint connected: {addr!r}")
-        owner = self._owner
         owner.process_commands()
         current: int = self._options.value(C.LINGER)
         for session, _handle, known_pipe in entries:
@@ -321,11 +313,11 @@ class Endpoints:
                 session.finish()
 
     # ------------------------------------------------------------ close
-    def close(self) -> None:
+    def close(self, owner: EndpointOwner) -> None:
         """The socket closes: stop listening (accepted connections linger),
         leave inproc names, end connect sessions that never had a pipe."""
         for name in self._inproc_binds:
-            self._ctx.inproc_unbind(name, self._owner)
+            self._ctx.inproc_unbind(name, owner)
         self._inproc_binds.clear()
         for handles in self._binds.values():
             for h in handles:
@@ -338,6 +330,20 @@ class Endpoints:
             for session, _handle, _pipe in entries:
                 if session is not None and session.pipe is None:
                     session.finish()
+
+    def release(self) -> bool:
+        """Forget the sessions and handles of a closed socket (after
+        `finish_pipeless`); True if it did. The driver keeps whatever still
+        lingers, and each session refers to its socket: kept here, they made
+        every closed socket a reference cycle that only the garbage collector
+        could free (about 70 objects per connection, issue 14). A socket on a
+        driver of its own (purezmq.asyncio) keeps them, and so should its
+        `SessionSet`: `hand_over` may still move them."""
+        if self.driver is not None:
+            return False
+        self._connects.clear()
+        self._binds.clear()
+        return True
 
     def hand_over(self, driver: Driver) -> None:
         """Move every endpoint still delivering (LINGER) from the socket's own

@@ -127,3 +127,17 @@ class Linger:
     def pending(self) -> float | None:
         """The deadline a timer must cover, if closing."""
         return self.deadline if self.closing else None
+
+
+def unhook(pipe: Pipe) -> None:
+    """The session that owns `pipe` (its end of the pair) has ended: take its
+    hooks off both ends - our end's owner, the socket end's `refill` and
+    `drain` - so that nothing in the pair leads back to the session. With
+    them, every finished connection kept its session and socket in a
+    reference cycle that only the garbage collector freed (issue 14); now
+    reference counting frees them, and the collector only finds the pair
+    itself (two pipes that name each other as peers)."""
+    pipe.set_owner(None)
+    theirs = pipe.peer
+    theirs.refill = None
+    theirs.set_drain(None, 0)

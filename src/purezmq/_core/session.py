@@ -36,7 +36,7 @@ from .clock import monotonic
 from .connections import Backoff, Connection, open_connection
 from .failures import may_reconnect, report_failure
 from .intake import ReadAhead, buffer_has_room, parse_batch, read_ahead, salvage
-from .outflow import DRAIN_AT, Linger, encode_batch, has_queued_output
+from .outflow import DRAIN_AT, Linger, encode_batch, has_queued_output, unhook
 from .stats import ConnectionCounters
 from .zap import SessionZap, zap_properties
 
@@ -79,7 +79,7 @@ class Session:
         self._failure: ProtocolError | None = None
         self.counters = ConnectionCounters()  # for Socket.get_stats
         self._linger = Linger(config.linger)
-        self._zap = SessionZap(owner.ctx, self._wake_timer)
+        self._zap = SessionZap(owner.ctx)
         #: The driver's own bookkeeping when the session ends (after the owner's).
         self.on_done: Callable[[Session], None] | None = None
         if config.connect_side and not config.immediate:
@@ -208,7 +208,7 @@ class Session:
             self.counters.bytes_in += n
             if not self._handshaken:
                 if isinstance(conn, ZMTPConnection):
-                    self._zap.send_pending(conn)  # a mechanism asked ZAP (zap.py)
+                    self._zap.send_pending(conn, self._wake_timer)  # a mechanism asked ZAP
                 if not conn.handshake_done or not self._handshake_complete(conn, notify):
                     return n  # nothing to parse (yet): nobody to wake
             if not buffer_has_room(conn, self.pipe):
@@ -232,8 +232,7 @@ class Session:
         return self._input_paused
 
     def _input_available(self, now: float) -> None:
-        """Bytes wait in the connection: wake a sleeping reader, and arm
-        read-ahead (the driver parses them if nobody does soon: intake.py)."""
+        """Bytes wait: wake a sleeping reader, arm read-ahead (intake.py)."""
         pipe = self.pipe
         if pipe is None:
             return
@@ -491,6 +490,7 @@ class Session:
         if pipe is not None:
             pipe.close()
             pipe.drain_inbound()
+            unhook(pipe)
         engine = self.engine
         if engine is not None:
             engine.close()

@@ -68,6 +68,14 @@ class SessionSet:
             self._sessions.discard(session)
             self._version += 1
 
+    def release(self) -> None:
+        """Forget everything: the socket closed (see `Endpoints.release`)."""
+        with self._lock:
+            self._sessions.clear()
+            self._version += 1
+        self._parked.clear()
+        self._last = None
+
     def snapshot(self) -> list[Session]:
         """Every session, including ones that finished a moment ago."""
         with self._lock:

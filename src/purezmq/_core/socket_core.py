@@ -81,11 +81,12 @@ class SocketCore(Receiver):
         self.burst = DirectWrites()
         self.sessions = SessionSet()
         self.stats = SocketStats()
-        self.endpoints = Endpoints(self, ctx, self.options)
+        self.endpoints = Endpoints(ctx, self.options)
         #: How other threads wake the owner: the waiter's descriptor by default;
         #: the asyncio facade installs a loop callback instead (see post()).
         self._wake: Callable[[], None] = self._waiter.signal
-        self._install_option_hooks()
+        self.options.forward = self._forward_option  # cleared by close()
+        self.options.live = self._live_option
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else "open"
@@ -406,10 +407,6 @@ class SocketCore(Receiver):
             raise _not_a_socket()
         return self.options.get(option)
 
-    def _install_option_hooks(self) -> None:
-        self.options.forward = self._forward_option
-        self.options.live = self._live_option
-
     def _live_option(self, option: int) -> OptionValue | None:
         """The options our state answers (`SocketOptions.live`); None: stored."""
         if option == C.EVENTS:
@@ -440,19 +437,19 @@ class SocketCore(Receiver):
 
     def bind(self, addr: str) -> None:
         self._check_open()
-        self.endpoints.bind(addr)
+        self.endpoints.bind(self, addr)
 
     def connect(self, addr: str) -> None:
         self._check_open()
-        self.endpoints.connect(addr)
+        self.endpoints.connect(self, addr)
 
     def unbind(self, addr: str) -> None:
         self._check_open()
-        self.endpoints.unbind(addr)
+        self.endpoints.unbind(self, addr)
 
     def disconnect(self, addr: str) -> None:
         self._check_open()
-        self.endpoints.disconnect(addr)
+        self.endpoints.disconnect(self, addr)
 
     def hand_over(self, driver: Driver) -> None:
         """Move endpoints still delivering (LINGER) to `driver` (see Endpoints)."""
@@ -481,7 +478,7 @@ class SocketCore(Receiver):
         linger = None if current < 0 else current / 1000.0
         for live in self.sessions.snapshot():
             live.set_linger(linger)
-        self.endpoints.close()
+        self.endpoints.close(self)
         for pipe in list(self._pipes):
             self.terminate_pipe(pipe)
         self.endpoints.finish_pipeless()
@@ -496,3 +493,7 @@ class SocketCore(Receiver):
         self.monitor.stop()
         self.ctx.socket_closed(self, sessions)
         self._waiter.close()
+        # What lingers needs nothing of ours: let reference counting free us.
+        if self.endpoints.release():
+            self.sessions.release()
+        self.options.forward = self.options.live = None

@@ -138,9 +138,12 @@ class SessionZap:
     asks the driver to run the session's timer soon.
     """
 
-    def __init__(self, ctx: ContextCore, wake: Callable[[], None]) -> None:
+    def __init__(self, ctx: ContextCore) -> None:
         self._ctx = ctx
-        self._wake = wake
+        #: How to wake the session for the answer: given with the request and
+        #: used once. Held from the start, it made each session and this
+        #: object a reference cycle that only the garbage collector freed.
+        self._wake: Callable[[], None] | None = None
         #: Made by the first request. Most sessions (NULL without a ZAP
         #: domain) never send one, and making a lock, then taking it at every
         #: connection's start and end, cost about 5k instructions compiled per
@@ -156,8 +159,9 @@ class SessionZap:
         """An answer (or a failure) waits for `deliver`."""
         return self._reply is not None or self._failure is not None
 
-    def send_pending(self, conn: ZMTPConnection) -> None:
-        """Send the ZAP request `conn`'s mechanism made, if any.
+    def send_pending(self, conn: ZMTPConnection, wake: Callable[[], None]) -> None:
+        """Send the ZAP request `conn`'s mechanism made, if any; `wake` (any
+        thread) asks the driver to run the session's timer when it is answered.
 
         Raises ProtocolError(kind="auth") when no handler is bound: the
         mechanism needs a verdict nobody can give (a PLAIN server, or
@@ -180,6 +184,7 @@ class SessionZap:
         with lock:
             old, self._client = self._client, client
             self._reply = self._failure = None
+            self._wake = wake
         if old is not None:
             old.close()
         client.send(request)
@@ -190,7 +195,9 @@ class SessionZap:
         with lock:
             self._reply = frames
             self._client = None
-        self._wake()
+            wake, self._wake = self._wake, None
+        if wake is not None:
+            wake()
 
     def _got_failure(self, reason: str) -> None:
         lock = self._lock  # a request was sent: it exists
@@ -198,7 +205,9 @@ class SessionZap:
         with lock:
             self._failure = reason
             self._client = None
-        self._wake()
+            wake, self._wake = self._wake, None
+        if wake is not None:
+            wake()
 
     def deliver(self, conn: ZMTPConnection, now: float) -> None:
         """Feed the answer that arrived to `conn` (raises ProtocolError)."""
@@ -221,6 +230,7 @@ class SessionZap:
         with lock:
             client, self._client = self._client, None
             self._reply = self._failure = None
+            self._wake = None
         if client is not None:
             client.close()
 

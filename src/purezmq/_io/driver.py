@@ -52,6 +52,11 @@ _EVENT_CLOSED = int(C.EVENT_CLOSED)
 RUN_AND_WAIT_TIMEOUT = 5.0
 
 
+def _nothing_to_do(connecter: Connecter) -> None:
+    """A connect's connecter needs no bookkeeping when it ends (a module
+    function: a lambda in `connect` made a closure object per connect)."""
+
+
 def _stream_driver(driver: Driver) -> StreamDriver:
     """Endpoints move only between stream drivers (they share the engine)."""
     if not isinstance(driver, StreamDriver):
@@ -244,7 +249,7 @@ class StreamDriver:
             endpoint,
             ipv6=ipv6,
             tuning=tuning,
-            on_finished=lambda c: None,
+            on_finished=_nothing_to_do,
         )
         self.io.call_soon(connecter.start)
         return ConnectHandle(self, connecter)
