@@ -148,6 +148,7 @@ class SocketOptions:
 
     __slots__ = (
         "_features",
+        "_owned",
         "_values",
         "as_server",
         "forward",
@@ -174,7 +175,9 @@ class SocketOptions:
         #: about 10,000 instructions per socket made (compiled).
         self.live: Callable[[int], OptionValue | None] | None = None
         # Heterogeneous by nature (ints, bytes, tuples...): the table says which.
-        self._values: dict[int, Any] = _defaults(self.socket_type).copy()
+        # The socket type's shared defaults until the first write (`_own`).
+        self._values: dict[int, Any] = _defaults(self.socket_type)
+        self._owned = False
 
     # ----------------------------------------------------------- public API
     def set(self, option: int, value: object) -> None:
@@ -224,7 +227,7 @@ class SocketOptions:
         still do."""
         spec = OPTIONS.get(option)
         if spec is None:
-            self._values[option] = value
+            self._own()[option] = value
         else:
             self._remember(spec, value)
 
@@ -272,8 +275,18 @@ class SocketOptions:
                 f"(only {names})"
             )
 
+    def _own(self) -> dict[int, Any]:
+        """The values, made our own copy at the first write. A socket whose
+        options are never set reads its type's shared defaults: copying
+        their 115 entries for every socket, then freeing them, was about
+        3 us of each connect-and-close (issue 14, perf samples)."""
+        if not self._owned:
+            self._values = self._values.copy()
+            self._owned = True
+        return self._values
+
     def _remember(self, spec: OptionSpec, accepted: Any) -> None:
-        number, values = spec.number, self._values
+        number, values = spec.number, self._own()
         if spec.storage is Storage.REPLACE:
             values[number] = accepted
         elif spec.storage is Storage.APPEND:

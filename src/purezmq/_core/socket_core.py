@@ -471,10 +471,9 @@ class SocketCore(Receiver):
         """Close now; queued output is delivered in the background up to LINGER."""
         if self._closed:
             return
-        if linger_ms is not None:
-            self.options.store(C.LINGER, linger_ms)
         self.process_commands()
-        current: int = self.options.value(C.LINGER)
+        # close(linger) stores nothing: a closed socket's options are never read.
+        current: int = self.options.value(C.LINGER) if linger_ms is None else linger_ms
         linger = None if current < 0 else current / 1000.0
         for live in self.sessions.snapshot():
             live.set_linger(linger)

@@ -87,6 +87,28 @@ def test_effective_types_are_informative_only() -> None:
 # ----------------------------------------------------------------- set / get
 
 
+def test_sockets_share_their_defaults_until_an_option_is_written() -> None:
+    """Options start as the type's shared defaults (no copy per socket): a
+    write of any kind - set, store, a side effect, an appended value - goes
+    to the socket's own copy and leaves every other socket's values alone."""
+    fresh = SocketOptions(pc.SUB)
+    pristine = {o: fresh.value(o) for o in (pc.LINGER, pc.IPV6, pc.SUBSCRIBE, pc.RCVMORE)}
+    writers = [
+        lambda o: o.set(pc.LINGER, 5),
+        lambda o: o.set(pc.IPV4ONLY, 0),  # writes IPV6 too
+        lambda o: o.set(pc.SUBSCRIBE, b"a"),  # appends
+        lambda o: o.store(pc.RCVMORE, 1),
+    ]
+    for write in writers:
+        written = SocketOptions(pc.SUB)
+        write(written)
+        other = SocketOptions(pc.SUB)
+        assert {o: other.value(o) for o in pristine} == pristine
+        assert {o: fresh.value(o) for o in pristine} == pristine
+    assert written.value(pc.RCVMORE) == 1
+    assert fresh.value(pc.RCVMORE) != 1
+
+
 def test_values_are_stored_as_libzmq_reports_them() -> None:
     options = SocketOptions(pc.DEALER)
     options.set(pc.SNDHWM, True)
