@@ -200,6 +200,10 @@ class Waiter(Protocol):
     def close(self) -> None:
         """Release the descriptor."""
 
+    def reset(self) -> bool:
+        """Make it as new for another socket (no signal pending, nothing
+        watched but its descriptor); False if it is closed."""
+
     @property
     def closed(self) -> bool:
         """`close` was called."""

@@ -73,8 +73,9 @@ class SocketCore(Receiver):
         self.options = SocketOptions(socket_type)
         self._post_lock = threading.Lock()
         self._waiter: Waiter = ctx.make_waiter()
-        self._signaled = False
-        self._held = False
+        self._signaled = self._held = False
+        #: The FD was given out (`fileno`): close() does not recycle the waiter.
+        self._fd_given = False
         self._pipes: set[Pipe] = set()
         self._closed = False
         self.monitor = Monitor()
@@ -364,14 +365,14 @@ class SocketCore(Receiver):
         """The descriptor that becomes readable when events() may have changed."""
         if self._closed:
             raise _not_a_socket()
+        self._fd_given = True
         return self._waiter.fileno()
 
     def wake(self) -> None:
-        """Make blocked calls re-check their condition (context term). Raises
-        the flag as `post` does, so the next `process_commands` drains the
-        signal: an FD still readable after it was read makes event loops spin."""
+        """Make blocked calls re-check their condition (context term), raising the
+        flag as `post` does: an FD left readable after a drain makes loops spin."""
         with self._post_lock:
-            if not self._waiter.closed:
+            if not self._closed:  # a closed socket's waiter may serve another by now
                 self._signaled = True
                 self._held = False  # this one does signal: the next drain must read it
                 self._wake()
@@ -382,7 +383,7 @@ class SocketCore(Receiver):
 
     def signal_fd(self) -> None:
         """Make the FD readable (for wakers that also serve FD users)."""
-        if not self._waiter.closed:
+        if not self._closed:
             self._waiter.signal()
 
     # ================================================================ options
@@ -490,8 +491,8 @@ class SocketCore(Receiver):
             if s.pipe is None:
                 s.finish()
         self.monitor.stop()
+        self.ctx.recycle_waiter(self._waiter, reusable=not self._fd_given)
         self.ctx.socket_closed(self, sessions)
-        self._waiter.close()
         # What lingers needs nothing of ours: let reference counting free us.
         if self.endpoints.release():
             self.sessions.release()

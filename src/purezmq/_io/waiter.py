@@ -87,6 +87,17 @@ class PollWaiter:
     def close(self) -> None:
         self._signaler.close()
 
+    def reset(self) -> bool:
+        """As new, for another socket (`ContextCore.recycle_waiter`): the
+        parked descriptors of the last one forgotten, its pending signal, if
+        any, read (no system call when none was sent since the last drain)."""
+        if self._signaler.closed:
+            return False
+        if self._poll is not None and self._watching:
+            self._unwatch(self._poll)
+        self.drain()
+        return True
+
     def wait(self, timeout: float | None) -> None:
         """Block until signalled or `timeout` seconds pass. Does not drain.
 
