@@ -72,6 +72,18 @@ def test_cancelled_timers_do_not_pile_up(io: IOThread) -> None:
     assert len(io._timers) < 200
 
 
+def _set_ups(ctx: purezmq.Context, router: purezmq.Socket, endpoint: str, count: int) -> None:
+    """`count` times: a DEALER connects to `router`, does a round trip, closes."""
+    for _ in range(count):
+        s = ctx.socket(purezmq.DEALER)
+        s.connect(endpoint)
+        s.send(b"x")
+        ident, _body = router.recv_multipart()
+        router.send_multipart([ident, b"y"])
+        assert s.recv() == b"y"
+        s.close(linger=0)
+
+
 def _live_socket_cores() -> int:
     gc.collect()
     return sum(1 for o in gc.get_objects() if type(o) is SocketCore)
@@ -84,15 +96,7 @@ def test_closed_sockets_are_freed_at_once() -> None:
         router.linger = 0
         port = router.bind_to_random_port("tcp://127.0.0.1")
         before = _live_socket_cores()
-        for _ in range(50):
-            s = ctx.socket(purezmq.DEALER)
-            s.connect(f"tcp://127.0.0.1:{port}")
-            s.send(b"x")
-            ident, _body = router.recv_multipart()
-            router.send_multipart([ident, b"y"])
-            assert s.recv() == b"y"
-            s.close(linger=0)
-        del s
+        _set_ups(ctx, router, f"tcp://127.0.0.1:{port}", 50)
         deadline = time.monotonic() + 5.0
         while _live_socket_cores() > before + 5 and time.monotonic() < deadline:
             time.sleep(0.05)  # the I/O thread ends the last connections
@@ -130,15 +134,7 @@ def test_closed_sockets_need_no_garbage_collector(transport: str, tmp_path: Path
             router.bind(endpoint)
         gc.collect()
         before = _live_without_collecting()
-        for _ in range(20):
-            s = ctx.socket(purezmq.DEALER)
-            s.connect(endpoint)
-            s.send(b"x")
-            ident, _body = router.recv_multipart()
-            router.send_multipart([ident, b"y"])
-            assert s.recv() == b"y"
-            s.close(linger=0)
-        del s
+        _set_ups(ctx, router, endpoint, 20)
         deadline = time.monotonic() + 5.0
         while _live_without_collecting() > before and time.monotonic() < deadline:
             # Both ends' I/O threads end the last connections; the ROUTER lets
