@@ -316,8 +316,8 @@ class Pipe:
             owner = peer._owner
             if owner is not None:
                 owner.read_activated(peer)
-        elif self.drain_at and len(out) % self.drain_at == 0 and self.drain is not None:
-            self.drain()
+        elif (at := self.drain_at) and len(out) % at == 0 and (drain := self.drain) is not None:
+            drain()  # each read once: a finished session clears them (outflow.unhook)
 
     def extend_outbound(self, msgs: list[Msg]) -> None:
         """Append many messages at once, without waking the reader.
