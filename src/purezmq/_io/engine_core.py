@@ -397,6 +397,13 @@ class EngineCore:
             self.sock.close()
         except OSError:  # pragma: no cover
             pass
+        # The descriptor is closed now (the peer sees it at once); the
+        # session's side of the teardown waits until the loop is idle, so a
+        # connection opening meanwhile is not kept waiting (`call_idle`).
+        # Everything that could touch this engine meanwhile checks _closed.
+        self.io.call_idle(self._report_lost)
+
+    def _report_lost(self) -> None:
         self._on_lost(self)
 
     def _cancel_timers(self) -> None:

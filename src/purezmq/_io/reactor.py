@@ -63,6 +63,11 @@ class Reactor(Protocol):
         code on an event loop the reactor shares (asyncio). Never true for
         the I/O thread, where everything runs in a callback."""
 
+    def call_idle(self, fn: Callable[[], None]) -> None:
+        """Run `fn` on the reactor's thread when nothing more urgent is
+        ready: a closed connection's teardown, out of the way of the next
+        connection's handshake. Reactor thread only."""
+
     def call_at(self, when: float, fn: Callable[[], None]) -> Timer:
         """Run `fn` at monotonic time `when`. Reactor thread only."""
 

@@ -127,6 +127,11 @@ class AsyncioReactor:
         except RuntimeError:  # the loop is closed: nothing will run any more
             log.debug("purezmq: %r dropped a call: its loop is closed", self)
 
+    def call_idle(self, fn: Callable[[], None]) -> None:
+        """At once. A later callback could wait for ever: closing a context
+        blocks its loop's thread until every session has ended (term)."""
+        fn()
+
     def set_interest(self, fd: int, mask: int) -> None:
         if self.in_thread():
             self._apply(fd, mask)

@@ -41,6 +41,10 @@ def _cancelled_callback() -> None:
     """What a cancelled timer holds instead of its callback."""
 
 
+#: Busy turns (some descriptor ready every time) that deferred work waits
+#: at most before it runs anyway (`IOThread.call_idle`).
+_IDLE_MAX_WAIT: Final = 8
+
 #: Cancelled timers stay in the heap until their deadline; once there are
 #: more than this many and they are over half the heap, it is rebuilt
 #: without them (as asyncio's loop does).
@@ -172,6 +176,8 @@ class IOThread:
         self._cancelled = 0  # cancelled timers still in _timers (about)
         self._seq = itertools.count()
         self._commands: deque[Callable[[], None]] = deque()
+        self._idle: deque[Callable[[], None]] = deque()
+        self._busy_turns = 0  # turns the work in _idle has waited
         self._wake = Signaler()
         self._poller.register(self._wake.fileno(), READ)
         self._stopping = False
@@ -238,6 +244,16 @@ class IOThread:
             self._masks.pop(fd, None)
             self._poller.unregister(fd)
 
+    def call_idle(self, fn: Callable[[], None]) -> None:
+        """Run `fn` once a poll finds nothing ready (or after _IDLE_MAX_WAIT
+        busy turns). I/O thread only.
+
+        For work that may wait, such as the teardown of a closed connection:
+        when one connection closes as the next opens (a client that asks
+        one question per connection), the new one's accept and handshake
+        come first, and the teardown runs while the peer answers."""
+        self._idle.append(fn)
+
     def call_at(self, when: float, fn: Callable[[], None]) -> TimerHandle:
         handle = TimerHandle(when, fn, self)
         heapq.heappush(self._timers, (when, next(self._seq), handle))
@@ -280,7 +296,7 @@ class IOThread:
 
     def _turn(self) -> None:
         timeout: float | None = None
-        if self._commands:
+        if self._commands or self._idle:
             timeout = 0.0
         elif self._timers:
             timeout = max(0.0, self._timers[0][0] - monotonic())
@@ -304,6 +320,23 @@ class IOThread:
                 self._fail(handler, exc)
         self._run_timers()
         self._run_commands()
+        if self._idle:
+            self._run_idle(not events)
+
+    def _run_idle(self, idle: bool) -> None:
+        """Run the deferred work if the last poll found nothing, or if it
+        has waited long enough (a loop that is never idle still runs it)."""
+        if not idle and self._busy_turns < _IDLE_MAX_WAIT:
+            self._busy_turns += 1
+            return
+        self._busy_turns = 0
+        work = self._idle
+        for _ in range(len(work)):
+            fn = work.popleft()
+            try:
+                fn()
+            except Exception:
+                log.exception("purezmq: deferred I/O work %r failed", fn)
 
     def _run_timers(self) -> None:
         timers = self._timers
@@ -346,6 +379,7 @@ class IOThread:
                     handler.on_poll_error(None)
                 except Exception:
                     log.exception("purezmq: closing %r at shutdown failed", handler)
+        self._run_idle(True)  # the deferred work, theirs included
         self._handlers.clear()
         self._poller.close()
         self._wake.close()
