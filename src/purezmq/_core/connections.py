@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from purezmq._zmtp import ZMTPConnection
+from purezmq._zmtp.greeting import signature
 from purezmq._zmtp.mechanisms.base import Mechanism
 from purezmq._zmtp.mechanisms.null import NullMechanism
 from purezmq._zmtp.raw import RawConnection
@@ -24,8 +25,18 @@ if TYPE_CHECKING:
 Connection = ZMTPConnection | RawConnection
 
 
-def open_connection(cfg: SessionConfig, peer_address: str, now: float) -> Connection:
-    """A new connection in its initial state (greeting not yet sent)."""
+def signature_for(cfg: SessionConfig) -> bytes:
+    """The first bytes a new connection sends, whoever the peer is: the
+    ZMTP signature (nothing for a raw STREAM connection). A driver may write
+    them before it makes the connection (`open_connection`'s `sent`): the
+    peer reads them and answers while this side builds its objects, instead
+    of after."""
+    return b"" if cfg.raw else signature(len(cfg.routing_id))
+
+
+def open_connection(cfg: SessionConfig, peer_address: str, now: float, sent: int = 0) -> Connection:
+    """A new connection in its initial state: `sent` bytes of its signature
+    are already written, the rest of its greeting is not."""
     if cfg.raw:
         return RawConnection()
     factory = cfg.mechanism_factory
@@ -49,6 +60,7 @@ def open_connection(cfg: SessionConfig, peer_address: str, now: float) -> Connec
         # to them at all (libzmq's zap_enabled: any mechanism or ZAP domain).
         routing_id=cfg.routing_id,
         zap_enabled=factory is not None,
+        signature_sent=sent,
     )
 
 

@@ -1,21 +1,19 @@
 """Sessions: what sits between a socket's pipe and one ZMTP connection at a time.
 
 A session owns the session-side endpoint of a pipe pair and the current
-`ZMTPConnection`. A driver (the threaded I/O driver now, asyncio later) owns
+`ZMTPConnection`. A driver (the I/O thread's, or asyncio's) owns
 the OS socket and moves bytes; everything else - handshake results, HWM
 back-pressure, lazy parsing, linger, reconnect pacing, monitor events - is
 decided here, once, for both drivers.
 
-Threads. The driver calls in from its thread; the socket's thread calls in
-through the pipe (`refill` when its queue runs dry, `read_activated` when it
-queued output, `pipe_closed` on close). `lock` serialises every use of the
-connection object. Nothing here blocks while holding it.
+Threads. The driver calls in from its thread; the socket's thread calls in through the pipe
+(`refill` when its queue runs dry, `read_activated` when it queued output, `pipe_closed` on
+close). `lock` serialises every use of the connection object; nothing blocks holding it.
 
 Lifecycle.
-- connect side: made by connect(); lives until the socket closes or the
-  endpoint is disconnected; survives reconnects and keeps its pipe (messages
-  queue while disconnected), unless IMMEDIATE is set, in which case the pipe
-  exists only while a connection is up.
+- connect side: made by connect(); lives until the socket closes or the endpoint is
+  disconnected; survives reconnects and keeps its pipe (messages queue while
+  disconnected), unless IMMEDIATE is set: then the pipe exists only while connected.
 - bind side: made per accepted connection; gone with it.
 """
 
@@ -148,14 +146,16 @@ class Session:
         pass
 
     # ------------------------------------------------------------ driver side
-    def start_connection(self, engine: EngineHandle, peer_address: str, fd: int = -1) -> Connection:
-        """A new OS connection is up: make its protocol connection. Driver thread."""
+    def start_connection(
+        self, engine: EngineHandle, peer: str, fd: int = -1, sent: int = 0
+    ) -> Connection:
+        """A new OS connection is up (`sent`: signature bytes written): make its connection."""
         cfg = self.config
-        conn = open_connection(cfg, peer_address, monotonic())
+        conn = open_connection(cfg, peer, monotonic(), sent)
         with self.lock:
             self.conn = conn
             self.engine = engine
-            self.peer_address = peer_address
+            self.peer_address = peer
             self._handshaken = False
             self._input_paused = False
             self._zap.reset()

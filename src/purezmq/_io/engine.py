@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Final
 
 from purezmq._core.clock import monotonic
+from purezmq._core.connections import signature_for
 from purezmq._zmtp import ProtocolError
 
 from .engine_core import LOWAT_MAX, LOWAT_MIN, EngineCore
@@ -62,7 +63,24 @@ class StreamEngine(EngineCore):
     # ------------------------------------------------------------ I/O thread
     def start(self) -> None:
         self._io_ident = _get_ident()
-        self.session.start_connection(self, self.peer_address, self.fd)
+        session = self.session
+        # The signature first, the objects after (see signature_for): a
+        # new socket's empty buffer takes 10 bytes, or the connection
+        # queues what did not go.
+        sent = 0
+        sig = signature_for(session.config)
+        if sig:
+            try:
+                sent = self.sock.send(sig)
+            except OSError:
+                pass  # BlockingIOError, or the peer is gone: a later write finds out
+            session.counters.bytes_out += sent
+        session.start_connection(self, self.peer_address, self.fd, sent)
+        if session.done:
+            # The socket closed while the send let its thread run: its
+            # session ended with no engine to close, so this one ends here.
+            self._lost()
+            return
         self._mask = READ
         self.io.register(self.fd, self, READ)
         self._io_flush()

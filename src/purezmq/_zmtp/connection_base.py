@@ -91,6 +91,7 @@ class ConnectionBase:
         check_socket_type: bool = True,
         routing_id: bytes = b"",
         zap_enabled: bool = False,
+        signature_sent: int = 0,
     ) -> None:
         """
         Args:
@@ -110,6 +111,8 @@ class ConnectionBase:
                 peers (and the length in our signature's padding).
             zap_enabled: a ZAP domain is set (libzmq's ``zap_enabled``): like
                 any mechanism but NULL, it refuses ZMTP 1.0/2.0 peers.
+            signature_sent: bytes of our signature the driver already wrote
+                (`purezmq._core.connections.signature_for`).
 
         Raises:
             ValueError: `socket_type` is not a ZeroMQ socket type name.
@@ -121,7 +124,9 @@ class ConnectionBase:
         mechanism.configure(socket_type=socket_type, check_socket_type=check_socket_type)
         self._decoder = FrameDecoder(buffer_size=buffer_size, max_msg_size=max_msg_size)
         self._encoder = FrameEncoder()
-        self._encoder.add_raw(signature(len(routing_id)))
+        sig = signature(len(routing_id))
+        if signature_sent < len(sig):
+            self._encoder.add_raw(sig[signature_sent:])
         self._major_sent = False
         self._routing_id = routing_id
         self._check_type = check_socket_type
