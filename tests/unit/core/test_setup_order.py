@@ -16,7 +16,9 @@ from __future__ import annotations
 import gc
 import socket
 import threading
+from collections.abc import Callable, Iterator
 
+import pytest
 from tests.unit.zmtp.helpers import make_conn, out_bytes
 
 import purezmq as zmq
@@ -24,6 +26,19 @@ from purezmq._io.threaded.iothread import _IDLE_MAX_WAIT, IOThread
 from purezmq._zmtp import decoder as dec
 from purezmq._zmtp.frames import FLAG_MORE
 from purezmq._zmtp.greeting import signature
+
+
+class _Handler:
+    """An IOHandler whose readiness runs `on_read`."""
+
+    def __init__(self, on_read: Callable[[], None]) -> None:
+        self.on_readable = on_read
+
+    def on_writable(self) -> None:
+        pass
+
+    def on_poll_error(self, exc: BaseException | None) -> None:
+        pass
 
 
 def _on_loop(loop: IOThread, fn: object) -> None:
@@ -37,69 +52,53 @@ def _on_loop(loop: IOThread, fn: object) -> None:
     assert done.wait(5), "the I/O thread did not run the command"
 
 
-def test_deferred_work_waits_for_a_poll_that_finds_nothing() -> None:
+@pytest.fixture
+def loop_pair() -> Iterator[tuple[IOThread, socket.socket, socket.socket]]:
+    """An I/O thread and a connected socket pair for it to watch."""
     loop = IOThread(name="purezmq-test-io")
     a, b = socket.socketpair()
-    try:
-        order: list[str] = []
-        idle_ran = threading.Event()
-
-        class Reader:
-            def on_readable(self) -> None:
-                order.append("read:" + a.recv(64).decode())
-
-            def on_writable(self) -> None:
-                pass
-
-            def on_poll_error(self, exc: BaseException | None) -> None:
-                pass
-
-        def setup() -> None:
-            loop.register(a.fileno(), Reader(), 1)
-            b.send(b"x")  # ready at the next poll: it must come first
-            loop.call_idle(lambda: (order.append("idle"), idle_ran.set()))
-
-        _on_loop(loop, setup)
-        assert idle_ran.wait(5), "deferred work never ran on an idle loop"
-        assert order == ["read:x", "idle"]
-    finally:
-        loop.stop(5)
-        a.close()
-        b.close()
+    yield loop, a, b
+    loop.stop(5)
+    a.close()
+    b.close()
 
 
-def test_deferred_work_runs_on_a_loop_that_is_never_idle() -> None:
-    loop = IOThread(name="purezmq-test-io")
-    a, b = socket.socketpair()
-    try:
-        reads = [0]
-        ran_after: list[int] = []
-        idle_ran = threading.Event()
+def test_deferred_work_waits_for_a_poll_that_finds_nothing(
+    loop_pair: tuple[IOThread, socket.socket, socket.socket],
+) -> None:
+    loop, a, b = loop_pair
+    order: list[str] = []
+    idle_ran = threading.Event()
 
-        class Busy:
-            """Readable on every poll: the loop never finds nothing."""
+    def setup() -> None:
+        loop.register(a.fileno(), _Handler(lambda: order.append("read:" + a.recv(64).decode())), 1)
+        b.send(b"x")  # ready at the next poll: it must come first
+        loop.call_idle(lambda: (order.append("idle"), idle_ran.set()))
 
-            def on_readable(self) -> None:
-                reads[0] += 1  # never drains: level-triggered, ready again
+    _on_loop(loop, setup)
+    assert idle_ran.wait(5), "deferred work never ran on an idle loop"
+    assert order == ["read:x", "idle"]
 
-            def on_writable(self) -> None:
-                pass
 
-            def on_poll_error(self, exc: BaseException | None) -> None:
-                pass
+def test_deferred_work_runs_on_a_loop_that_is_never_idle(
+    loop_pair: tuple[IOThread, socket.socket, socket.socket],
+) -> None:
+    loop, a, b = loop_pair
+    reads = [0]
+    ran_after: list[int] = []
+    idle_ran = threading.Event()
 
-        def setup() -> None:
-            b.send(b"x")
-            loop.register(a.fileno(), Busy(), 1)
-            loop.call_idle(lambda: (ran_after.append(reads[0]), idle_ran.set()))
+    def count() -> None:
+        reads[0] += 1  # never reads: level-triggered, ready on every poll
 
-        _on_loop(loop, setup)
-        assert idle_ran.wait(5), "deferred work starved behind a busy descriptor"
-        assert 1 <= ran_after[0] <= _IDLE_MAX_WAIT + 1
-    finally:
-        loop.stop(5)
-        a.close()
-        b.close()
+    def setup() -> None:
+        b.send(b"x")
+        loop.register(a.fileno(), _Handler(count), 1)
+        loop.call_idle(lambda: (ran_after.append(reads[0]), idle_ran.set()))
+
+    _on_loop(loop, setup)
+    assert idle_ran.wait(5), "deferred work starved behind a busy descriptor"
+    assert 1 <= ran_after[0] <= _IDLE_MAX_WAIT + 1
 
 
 def test_deferred_work_runs_when_the_loop_stops() -> None:

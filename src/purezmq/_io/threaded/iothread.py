@@ -41,6 +41,16 @@ def _cancelled_callback() -> None:
     """What a cancelled timer holds instead of its callback."""
 
 
+def _run_queued(queue: deque[Callable[[], None]], what: str) -> None:
+    """Run the calls queued now; those they queue wait for the next turn."""
+    for _ in range(len(queue)):
+        fn = queue.popleft()
+        try:
+            fn()
+        except Exception:
+            log.exception("purezmq: %s %r failed", what, fn)
+
+
 #: Busy turns (some descriptor ready every time) that deferred work waits
 #: at most before it runs anyway (`IOThread.call_idle`).
 _IDLE_MAX_WAIT: Final = 8
@@ -330,13 +340,7 @@ class IOThread:
             self._busy_turns += 1
             return
         self._busy_turns = 0
-        work = self._idle
-        for _ in range(len(work)):
-            fn = work.popleft()
-            try:
-                fn()
-            except Exception:
-                log.exception("purezmq: deferred I/O work %r failed", fn)
+        _run_queued(self._idle, "deferred I/O work")
 
     def _run_timers(self) -> None:
         timers = self._timers
@@ -355,13 +359,7 @@ class IOThread:
                 log.exception("purezmq: timer callback %r failed", handle.callback)
 
     def _run_commands(self) -> None:
-        commands = self._commands
-        for _ in range(len(commands)):
-            fn = commands.popleft()
-            try:
-                fn()
-            except Exception:
-                log.exception("purezmq: I/O command %r failed", fn)
+        _run_queued(self._commands, "I/O command")
 
     def _fail(self, handler: IOHandler, exc: BaseException) -> None:
         try:
