@@ -237,6 +237,7 @@ def _run(
         "config": {
             "quick": args.quick,
             "reps": args.reps,
+            "min_reps": {} if args.quick else dict(MIN_REPS),
             "only": args.only,
             "impls": args.impl_list,
             "timeout_s": args.timeout,
@@ -255,7 +256,7 @@ def _run(
         "scenarios": [s.to_json() for s in scenarios],
         "attempts": [],
     }
-    total = len(scenarios) * len(chosen) * args.reps
+    total = sum(reps_for(s, args) for s in scenarios) * len(chosen)
     print(
         f"[bench] {len(scenarios)} scenarios x {len(chosen)} impls "
         f"({', '.join(b.label for b in chosen)}) x {args.reps} reps = {total} runs -> {out}",
@@ -263,12 +264,14 @@ def _run(
     )
     t0 = time.monotonic()
     done = 0
-    for rep in range(args.reps):
+    for rep in range(max(reps_for(s, args) for s in scenarios)):
         # Rotate who goes first: with 3 implementations and 3 repetitions each
         # is first once, so no column always follows another's warm caches.
         k = rep % len(chosen)
         order = chosen[k:] + chosen[:k]
         for scn in scenarios:
+            if rep >= reps_for(scn, args):
+                continue
             for build in order:
                 done += 1
                 doc["attempts"] += _repetition(scn, build, rep, args, f"[{done}/{total}", t0)
@@ -286,6 +289,19 @@ def _run(
         where += [f"--img={args.img}"] if args.img else []
         render.main([*where, str(out)])
     return 0
+
+
+#: Repetitions a group's cells get at least (not with --quick). Connection
+#: set-up: on this shared VM a whole process's fastest set-up moves between
+#: runs, and three repetitions at one commit gave tcp 1.99x in one run and
+#: 2.70x in the next (runs 13 and 14, docs/benchmarks.md); nine gave a median
+#: that held. Each repetition of the cell takes a few seconds.
+MIN_REPS: dict[str, int] = {"conn": 9}
+
+
+def reps_for(scn: matrix.Scenario, args: argparse.Namespace) -> int:
+    """How many repetitions this scenario gets in this run."""
+    return args.reps if args.quick else max(args.reps, MIN_REPS.get(scn.group, 0))
 
 
 def _repetition(

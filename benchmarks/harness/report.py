@@ -677,7 +677,7 @@ def _run_column(doc: dict[str, Any], threshold: float) -> list[tuple[str, str]]:
         ("duration", f"{doc.get('duration_s', 0) / 60:.1f} min"),
         ("command", "`python benchmarks/run.py " + " ".join(doc.get("argv", [])) + "`"),
         ("scenarios", f"{len(doc.get('scenarios', []))}"),
-        ("repetitions", f"{cfg['reps']} (interleaved; {counts})"),
+        ("repetitions", f"{cfg['reps']}{_min_reps(cfg)} (interleaved; {counts})"),
         ("attempts", f"{len(attempts)} ({retried} re-runs of disturbed attempts, {failed} failed)"),
         ("background load (all attempts)", _dist(bgs) + f"; {disturbed} above {threshold:.0%}"),
         ("steal", _dist([a.get("steal", 0.0) for a in attempts])),
@@ -685,6 +685,12 @@ def _run_column(doc: dict[str, Any], threshold: float) -> list[tuple[str, str]]:
         ("waiting for a quiet machine", f"{waited / 60:.1f} min in total"),
         ("patience left at the end", _patience(doc)),
     ]
+
+
+def _min_reps(cfg: dict[str, Any]) -> str:
+    """The groups that got more repetitions than the rest (run.py's MIN_REPS)."""
+    more = {g: n for g, n in (cfg.get("min_reps") or {}).items() if n > cfg["reps"]}
+    return "".join(f"; {n} for {g}" for g, n in sorted(more.items()))
 
 
 def _patience(doc: dict[str, Any]) -> str:
@@ -765,7 +771,9 @@ METHOD = """## Method
 - **Connection set-up** (`conn_server`/`conn_client`): see its section.
 - **Memory** (`idle_router`/`idle_dealers`, `stall_pub`/`stall_sub`): see
   its section; RSS is VmRSS from /proc/self/status.
-- **Repetitions and medians**: N repetitions (default 3), interleaved - the
+- **Repetitions and medians**: N repetitions (default 3; connection set-up
+  at least 9, `MIN_REPS` in run.py, since after run 17: a process's
+  fastest set-up moves between runs on this VM), interleaved - the
   repetition loop is outermost, so a slow spell of the machine hits every
   scenario rather than all repetitions of one; the order of the
   implementations rotates between repetitions, so each goes first once in

@@ -285,6 +285,20 @@ def test_a_subset_does_not_render_the_page_unless_asked_to() -> None:
     assert not run.parse_args([]).no_render
 
 
+def test_connection_setup_cells_get_more_repetitions() -> None:
+    """Three repetitions of a set-up cell gave 1.99x and 2.70x at one commit:
+    it gets at least MIN_REPS; --quick and the other cells keep --reps."""
+    run = _load("bench_run_for_reps", BENCH / "run.py")
+    conn, thr = (next(s for s in run.matrix.build() if s.group == g) for g in ("conn", "thr"))
+    args = run.parse_args([])
+    assert (run.reps_for(conn, args), run.reps_for(thr, args)) == (run.MIN_REPS["conn"], 3)
+    assert run.reps_for(conn, run.parse_args(["--reps", "12"])) == 12
+    assert run.reps_for(conn, run.parse_args(["--quick"])) == 1
+    cfg = {"reps": 3, "min_reps": {"conn": 9}}
+    assert report._min_reps(cfg) == "; 9 for conn"
+    assert report._min_reps({"reps": 3}) == ""  # results from before MIN_REPS
+
+
 def test_the_same_source_check() -> None:
     def probes(a: str, b: str) -> dict[str, dict[str, Any]]:
         return {"pure": {"source_sha256": a}, "compiled": {"source_sha256": b}}
