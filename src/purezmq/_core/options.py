@@ -275,6 +275,11 @@ class SocketOptions:
                 f"(only {names})"
             )
 
+    @property
+    def defaults_only(self) -> bool:
+        """Nothing was ever stored: every value is the socket type's default."""
+        return not self._owned
+
     def _own(self) -> dict[int, Any]:
         """The values, made our own copy at the first write. A socket whose
         options are never set reads its type's shared defaults: copying
