@@ -88,6 +88,7 @@ COMPILED_MODULES = [
     "_core/connections.py",
     "_core/endpoints.py",
     "_core/intake.py",
+    "_core/mailbox.py",
     "_core/monitor.py",
     "_core/options.py",
     "_core/outflow.py",

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from purezmq._routing.pipe import Pipe
 
     from .connections import Connection
+    from .protocols import EngineHandle
 
 #: How long bytes may wait unparsed before the driver parses them itself.
 READAHEAD_DELAY: Final = 0.005
@@ -157,6 +158,18 @@ def salvage(conn: Connection, pipe: Pipe) -> None:
         if not msgs:
             break  # only a partial frame is left
         pipe.extend_outbound(msgs)
+
+
+def bytes_arrived(
+    pipe: Pipe | None, readahead: ReadAhead, engine: EngineHandle | None, now: float
+) -> None:
+    """A session's bytes wait: wake a sleeping reader, arm read-ahead."""
+    if pipe is None:
+        return
+    if pipe.reader_asleep:
+        pipe.notify_reader()
+    if readahead.arm(now) and engine is not None:
+        engine.schedule(readahead.deadline)
 
 
 class ReadAhead:

@@ -8,11 +8,11 @@ connections and the direct read path) and a `Waiter` the facade provides
 the asyncio one (`purezmq.asyncio.Socket`) wrap it with pyzmq's API.
 
 Threads. Only the owning application thread calls the public methods. Other
-threads (the I/O thread, inproc peers) talk to it through `post()`: a
-command object in a deque and, on the first command after a drain, one
-signal on the waiter's descriptor - which is also the socket's FD option.
-Commands run at the start of every operation and whenever a blocked call
-wakes.
+threads (the I/O thread, inproc peers) talk to it through `post()`
+(`Mailbox`, mailbox.py): a command object in a deque and, on the first
+command after a drain, one signal on the waiter's descriptor - which is
+also the socket's FD option. Commands run at the start of every operation
+and whenever a blocked call wakes.
 """
 
 from __future__ import annotations
@@ -29,18 +29,19 @@ from purezmq._routing.pipe import Frame, Msg, Pipe
 from purezmq.error import ZMQError, raise_errno
 
 from .clock import monotonic
-from .commands import Attach, Command, Hiccup, Identified, PeerClosed, ReadActivated, WriteActivated
+from .commands import Attach, Hiccup, Identified, PeerClosed, ReadActivated, WriteActivated
 from .endpoints import Endpoints
 from .hwms import apply_hwms
+from .mailbox import Mailbox
 from .monitor import Monitor
 from .options import OptionValue, SocketOptions
-from .receiving import Receiver, routing_error
+from .receiving import routing_error
 from .sessions import DirectWrites, SessionSet
 from .stats import SocketStats
 
 if TYPE_CHECKING:
     from .context_core import ContextCore
-    from .protocols import Driver, EngineHandle, Waiter
+    from .protocols import Driver, EngineHandle
     from .session import Session
 
 # Plain ints for the hot path (IntFlag arithmetic goes through enum code).
@@ -54,7 +55,7 @@ def _not_a_socket(detail: str = "the socket is closed") -> ZMQError:
     return ZMQError(errno.ENOTSOCK, f"Socket operation on non-socket ({detail})")
 
 
-class SocketCore(Receiver):
+class SocketCore(Mailbox):
     """One socket: pattern, pipes, mailbox, options and collaborators (see module doc)."""
 
     def __init__(self, ctx: ContextCore, socket_type: int) -> None:
@@ -64,28 +65,19 @@ class SocketCore(Receiver):
         pattern_cls = PATTERNS.get(name)
         if pattern_cls is None:
             raise ZMQError(errno.EINVAL, f"Socket type {name} is not supported by purezmq yet")
-        super().__init__(pattern_cls().with_output_lock(threading.Lock()))
+        super().__init__(pattern_cls().with_output_lock(threading.Lock()), ctx.make_waiter())
         #: The load balancer that is the pattern's whole `send` (PUSH, DEALER).
         self._lb = self.pattern.direct_lb
         self.ctx = ctx
         self.type = socket_type
         self.type_name = name
         self.options = SocketOptions(socket_type)
-        self._post_lock = threading.Lock()
-        self._waiter: Waiter = ctx.make_waiter()
-        self._signaled = self._held = False
-        #: The FD was given out (`fileno`): close() does not recycle the waiter.
-        self._fd_given = False
         self._pipes: set[Pipe] = set()
-        self._closed = False
         self.monitor = Monitor()
         self.burst = DirectWrites()
         self.sessions = SessionSet()
         self.stats = SocketStats()
         self.endpoints = Endpoints(ctx, self.options)
-        #: How other threads wake the owner: the waiter's descriptor by default;
-        #: the asyncio facade installs a loop callback instead (see post()).
-        self._wake: Callable[[], None] = self._waiter.signal
         self.options.forward = self._forward_option  # cleared by close()
         self.options.live = self._live_option
 
@@ -94,39 +86,13 @@ class SocketCore(Receiver):
         return f"<SocketCore {self.type_name} {state}>"
 
     # ================================================================ mailbox
-    def post(self, cmd: Command) -> None:
-        """Queue a command for the owning thread and wake it. Any thread."""
-        with self._post_lock:
-            if self._closed:
-                return
-            self._mailbox.append(cmd)
-            if not self._signaled:
-                self._signaled = True
-                self._wake()
-
     def process_commands(self) -> None:
-        """Run queued commands (owning thread)."""
-        # Drain and lower the flag under the lock posters hold from raising it
-        # to signalling: a drain between the two left the signal readable with
-        # the flag down, and every wait returned at once until the next post.
+        """Run queued commands (owning thread; see mailbox.py)."""
         if self._signaled:
-            with self._post_lock:
-                if self._held:  # nobody signalled: see hold_wake()
-                    self._held = False
-                else:
-                    self._waiter.drain()
-                self._signaled = False
+            self._lower_flag()
         mailbox = self._mailbox
         while mailbox:
             mailbox.popleft().run(self)
-
-    def hold_wake(self) -> None:
-        """Posts until the next `process_commands` need not signal: the owning
-        thread runs it before it returns (connect(): the new session posts its
-        pipe to us, an eventfd write and read per connect for nothing)."""
-        with self._post_lock:
-            if not self._signaled:
-                self._signaled = self._held = True
 
     # CommandTarget: the owning thread runs these for the commands above.
     def on_read_activated(self, pipe: Pipe) -> None:
@@ -367,24 +333,6 @@ class SocketCore(Receiver):
             raise _not_a_socket()
         self._fd_given = True
         return self._waiter.fileno()
-
-    def wake(self) -> None:
-        """Make blocked calls re-check their condition (context term), raising the
-        flag as `post` does: an FD left readable after a drain makes loops spin."""
-        with self._post_lock:
-            if not self._closed:  # a closed socket's waiter may serve another by now
-                self._signaled = True
-                self._held = False  # this one does signal: the next drain must read it
-                self._wake()
-
-    def set_waker(self, wake: Callable[[], None]) -> None:
-        """Replace how the owner is woken (the asyncio facade: a loop callback)."""
-        self._wake = wake
-
-    def signal_fd(self) -> None:
-        """Make the FD readable (for wakers that also serve FD users)."""
-        if not self._closed:
-            self._waiter.signal()
 
     # ================================================================ options
     def setsockopt(self, option: int, value: object) -> None:
