@@ -115,24 +115,24 @@ class Endpoints:
         is the default). Building it reads 20 options, about 10k
         instructions of each connect() compiled (issue 14)."""
         options = self._options
-        key = (owner.type_name, endpoint)
-        shared = connect_side and not rid and options.defaults_only
-        if shared:
-            config = _DEFAULT_CONFIGS.get(key)
-            if config is not None:
-                return config
-        config = session_config(
-            options,
-            owner.type_name,
-            self._ctx,
-            endpoint,
-            connect_side=connect_side,
-            connect_routing_id=rid,
-        )
-        if shared and config.mechanism_factory is None:
-            if len(_DEFAULT_CONFIGS) >= _DEFAULT_CONFIGS_MAX:
-                _DEFAULT_CONFIGS.clear()
-            _DEFAULT_CONFIGS[key] = config
+        if not (connect_side and not rid and options.defaults_only):
+            return session_config(
+                options,
+                owner.type_name,
+                self._ctx,
+                endpoint,
+                connect_side=connect_side,
+                connect_routing_id=rid,
+            )
+        name = owner.type_name
+        key = (name, endpoint)
+        config = _DEFAULT_CONFIGS.get(key)
+        if config is None:
+            config = session_config(options, name, self._ctx, endpoint, connect_side=True)
+            if config.mechanism_factory is None:  # always so for defaults: a guard
+                if len(_DEFAULT_CONFIGS) >= _DEFAULT_CONFIGS_MAX:
+                    _DEFAULT_CONFIGS.clear()
+                _DEFAULT_CONFIGS[key] = config
         return config
 
     def _tuning(self) -> Tuning:
