@@ -25,7 +25,7 @@ from .greeting import signature
 from .heartbeat import SAME_AS_IVL, Heartbeat
 from .legacy import LegacyHandshake
 from .mechanisms.base import Mechanism
-from .metadata import Metadata
+from .metadata import EMPTY
 from .socktypes import GROUP_JOINERS, PUBLISHERS, is_known
 
 _SUBSCRIBE_MSG: Final = 0x01
@@ -156,7 +156,7 @@ class ConnectionBase:
         #: the peer's Identity property (b"" if it sent none).
         self.peer_identity = b""
         #: every ZMTP property the peer sent; case-insensitive look-ups.
-        self.peer_metadata = Metadata()
+        self.peer_metadata = EMPTY
         #: the peer's greeting version (-1 until its greeting arrived; the
         #: major stays -1 for a ZMTP 1.0 peer without a revision).
         self.peer_major = -1

@@ -54,10 +54,20 @@ class Metadata(Mapping[str, bytes]):
             self._folded[key] = name
             self._values[name] = value
 
+    # Every name in `_values` is its folded name's first spelling, so a name
+    # found there as given is the answer, without folding it: the usual
+    # case (ZMTP's own names as libzmq spells them). A fold is a new string.
+
     def __getitem__(self, name: str) -> bytes:
+        value = self._values.get(name)
+        if value is not None:
+            return value
         return self._values[self._folded.get(name.casefold(), name)]
 
     def get(self, name: str, default: bytes | None = None) -> bytes | None:  # type: ignore[override]
+        value = self._values.get(name)
+        if value is not None:
+            return value
         real = self._folded.get(name.casefold())
         return default if real is None else self._values[real]
 
@@ -142,6 +152,11 @@ def parse_properties(data: bytes, *, code: int = ZMTP_INVALID_METADATA) -> Metad
         md.add(name, value)
     return md
 
+
+#: No properties: what a connection and its mechanism hold until the peer's
+#: arrive (then they are replaced, never filled). Shared, so never filled: a
+#: handshake made three of its own, with two dicts each, to throw away.
+EMPTY: Final = Metadata()
 
 #: Parsed property lists by their wire form. Every peer of a given socket
 #: type (and identity) sends the same READY bytes, and parsing them into a

@@ -13,7 +13,7 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .metadata import Metadata
+from .metadata import EMPTY
 
 Buffer = Any
 
@@ -41,7 +41,7 @@ class RawConnection:
         self._chunks: deque[bytes] = deque()
         self._queued = 0
         self._out: list[Buffer] = []
-        self.peer_metadata = Metadata()
+        self.peer_metadata = EMPTY
 
     @property
     def state(self) -> str:

@@ -52,9 +52,9 @@ from purezmq._zmtp import commands
 from purezmq._zmtp.errors import ZMTP_INVALID_METADATA, ZMTP_UNEXPECTED_COMMAND, ProtocolError
 from purezmq._zmtp.greeting import PeerGreeting
 from purezmq._zmtp.metadata import (
+    EMPTY,
     PROPERTY_IDENTITY,
     PROPERTY_SOCKET_TYPE,
-    Metadata,
     encode_properties,
     parse_properties_shared,
 )
@@ -130,9 +130,9 @@ class Mechanism(ABC):
         self.check_socket_type = True
         self.peer: PeerGreeting | None = None
         #: ZMTP properties the peer sent (Socket-Type, Identity, X-...).
-        self.peer_metadata = Metadata()
+        self.peer_metadata = EMPTY
         #: properties from the ZAP reply (libzmq adds them to message metadata).
-        self.zap_metadata = Metadata()
+        self.zap_metadata = EMPTY
         #: User-Id from the ZAP reply (b"" without ZAP).
         self.user_id = b""
         self._status = MechanismStatus.HANDSHAKING
