@@ -140,11 +140,13 @@ class Session:
         linger = self._linger
         linger.start(monotonic())
         engine = self.engine
-        if engine is not None:
+        if linger.seconds == 0 or (engine is None and not has_queued_output(self.pipe)):
+            # LINGER 0 drops what is queued (libzmq): no flush, no timer. The
+            # engine still writes what it had encoded (EngineCore.close).
+            self.finish()
+        elif engine is not None:
             engine.kick_output()
             engine.schedule(linger.deadline)
-        elif not has_queued_output(self.pipe) or linger.seconds == 0:
-            self.finish()
 
     def hiccuped(self, pipe: Pipe) -> None:  # pragma: no cover - sessions never hiccup themselves
         pass

@@ -86,12 +86,16 @@ class _Engine:
 
     def __init__(self) -> None:
         self.kicks = 0
+        self.closed = False
 
     def kick_output(self) -> None:
         self.kicks += 1
 
     def schedule(self, deadline: float | None) -> None:
         pass
+
+    def close(self) -> None:
+        self.closed = True
 
 
 #: A compatible peer for each socket type tested.
@@ -160,3 +164,33 @@ def test_the_peers_first_message_still_wakes_the_reader() -> None:
     assert owner.posted[-1] == "read_activated"
     session.refill()
     assert owner.pipe.read() == [b"hello"]
+
+
+def test_close_with_linger_0_ends_the_session_at_once() -> None:
+    """LINGER 0 drops what is queued (libzmq): closing the socket's end ends
+    the session there and then - no flush attempt, no timer for a deadline
+    that has already passed."""
+    session, owner, engine, peer = _connect("DEALER")
+    _pump(session, peer)
+    assert owner.pipe is not None
+    owner.pipe.write([b"never sent"])
+    kicks = engine.kicks  # the write asked for a flush (the fake engine makes none)
+    session.set_linger(0)
+    owner.pipe.close()
+    assert session.done and engine.closed
+    assert engine.kicks == kicks  # closing asks for none
+    assert peer.pull(10) == []
+
+
+def test_close_with_linger_flushes_first() -> None:
+    session, owner, engine, peer = _connect("DEALER")
+    _pump(session, peer)
+    assert owner.pipe is not None
+    owner.pipe.write([b"last words"])
+    kicks = engine.kicks
+    session.set_linger(1.0)
+    owner.pipe.close()
+    assert engine.kicks == kicks + 1  # the engine is asked to write what is queued
+    assert not session.done  # it ends once the DELIMITER is out, or at the deadline
+    _pump(session, peer)
+    assert peer.pull(10) == [[b"last words"]]
