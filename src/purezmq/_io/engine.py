@@ -83,7 +83,10 @@ class StreamEngine(EngineCore):
             return
         self._mask = READ
         self.io.register(self.fd, self, READ)
-        self._io_flush()
+        if sent < len(sig) or not sig:
+            # Part of the signature is queued, or a raw connection may have
+            # output. A whole signature sent leaves nothing until the peer's.
+            self._io_flush()
 
     def on_readable(self) -> None:
         if self._closed:

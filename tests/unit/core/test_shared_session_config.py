@@ -88,3 +88,18 @@ def test_a_security_mechanism_is_never_shared(ctx: zmq.Context) -> None:
     a, b = plain_client(), plain_client()
     assert a.mechanism_factory is not None
     assert a is not b
+
+
+def test_default_sockets_share_their_types_tuning(ctx: zmq.Context) -> None:
+    """The OS settings (keepalive, buffers, TOS) of a socket with its type's
+    defaults are read once per type; a socket that sets one gets its own."""
+    a = ctx.socket(zmq.DEALER)._core.endpoints._tuning()
+    b = ctx.socket(zmq.DEALER)._core.endpoints._tuning()
+    assert a is b and (a.sndbuf, a.rcvbuf, a.tos) == (-1, -1, 0)
+    s = ctx.socket(zmq.DEALER)
+    s.setsockopt(zmq.SNDBUF, 65536)
+    s.setsockopt(zmq.TCP_KEEPALIVE, 1)
+    own = s._core.endpoints._tuning()
+    assert own.sndbuf == 65536 and own.keepalive[0] == 1
+    assert ctx.socket(zmq.DEALER)._core.endpoints._tuning() is a
+    assert (a.sndbuf, a.keepalive[0]) == (-1, -1)
