@@ -30,6 +30,27 @@ class SocketBase:
     """The socket core and the per-message fast paths (see module doc)."""
 
     _core: SocketCore
+    # The rest of a Socket's per-instance state, here so that `_bind_core`
+    # stores it natively where this module is compiled (see _bind_core).
+    context: Any
+    copy_threshold: Any
+    _shadow: bool
+    _shadow_obj: Any
+    _monitor_socket: Any
+
+    def _bind_core(
+        self, core: SocketCore, context: Any, copy_threshold: Any, shadow_obj: Any
+    ) -> None:
+        """Set a new Socket's state in one call. The sugar class overrides
+        ``__setattr__`` (pyzmq's option attributes), so it stored each field
+        through ``object.__setattr__``: six interpreted calls, about 4,500
+        instructions of every ``ctx.socket()``."""
+        self._core = core
+        self.context = context
+        self.copy_threshold = copy_threshold
+        self._shadow_obj = shadow_obj
+        self._shadow = shadow_obj is not None
+        self._monitor_socket = None
 
     def send(
         self,

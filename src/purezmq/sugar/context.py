@@ -195,11 +195,13 @@ class Context(AttributeSetter):
             raise ZMQError(errno.ENOTSUP, "Context is closed: make a new one for new sockets")
         cls = socket_class or self._socket_class
         s = cls(self, socket_type, **kwargs)
-        for opt, value in self.sockopts.items():
-            try:
-                s.setsockopt(opt, value)
-            except ZMQError:
-                pass  # e.g. SUBSCRIBE on a non-SUB socket: pyzmq ignores these too
+        sockopts = self.sockopts
+        if sockopts:
+            for opt, value in sockopts.items():
+                try:
+                    s.setsockopt(opt, value)
+                except ZMQError:
+                    pass  # e.g. SUBSCRIBE on a non-SUB socket: pyzmq ignores these too
         return s
 
     def _add_socket(self, socket: Socket) -> None:

@@ -114,7 +114,7 @@ class Socket(SocketBase, AttributeSetter):
             from .threadsafe import ThreadSafeSocket
 
             klass = ThreadSafeSocket
-        return super().__new__(klass)
+        return SocketBase.__new__(klass)  # not super(): a new object per socket
 
     def __init__(
         self,
@@ -126,7 +126,7 @@ class Socket(SocketBase, AttributeSetter):
     ) -> None:
         if isinstance(ctx_or_socket, Socket) and not shadow:
             shadow, ctx_or_socket = ctx_or_socket, None
-        object.__setattr__(self, "_shadow_obj", shadow or None)
+        threshold = C.COPY_THRESHOLD if copy_threshold is None else copy_threshold
         if shadow:
             # A Socket object, or the address from `underlying` (an int).
             if isinstance(shadow, Socket):
@@ -135,25 +135,16 @@ class Socket(SocketBase, AttributeSetter):
                 found = _open_at(shadow)
             if found is None:
                 raise ZMQError(errno.EINVAL, f"No purezmq socket to shadow at {shadow!r}")
-            object.__setattr__(self, "_core", found[0])
-            object.__setattr__(self, "context", found[1])
-            object.__setattr__(self, "_shadow", True)
+            self._bind_core(found[0], found[1], threshold, shadow)
         else:
             if ctx_or_socket is None:
                 raise TypeError("Socket needs a Context; use ctx.socket(type)")
             core = ctx_or_socket._core.socket(socket_type)
-            object.__setattr__(self, "_core", core)
-            object.__setattr__(self, "context", ctx_or_socket)
-            object.__setattr__(self, "_shadow", False)
+            self._bind_core(core, ctx_or_socket, threshold, None)
             ctx_or_socket._add_socket(self)
-        object.__setattr__(
-            self, "copy_threshold", C.COPY_THRESHOLD if copy_threshold is None else copy_threshold
-        )
-        object.__setattr__(self, "_monitor_socket", None)
 
     _core: SocketCore
     _monitor_socket: Socket | None
-    _shadow_obj: Any
 
     def __copy__(self, memo: Any = None) -> Socket:
         """A copy of a Socket is a shadow of it (the same underlying socket)."""

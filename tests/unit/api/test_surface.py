@@ -214,6 +214,22 @@ def test_shadows_by_object_and_address(ctx: zmq.Context) -> None:
         zmq.Socket.shadow(12345)
 
 
+def test_a_new_socket_and_a_shadow_have_their_state(ctx: zmq.Context) -> None:
+    """What `Socket.__init__` sets (in one compiled call where compiled)."""
+    s = ctx.socket(zmq.DEALER)
+    assert s.context is ctx and s.copy_threshold == zmq.COPY_THRESHOLD
+    assert not s._shadow and s._shadow_obj is None and s._monitor_socket is None
+    t = zmq.Socket(ctx, zmq.PUSH, copy_threshold=7)
+    assert t.copy_threshold == 7
+    t.copy_threshold = 0  # a plain attribute, not an option
+    assert t.copy_threshold == 0
+    shadow = zmq.Socket.shadow(s.underlying)
+    assert shadow._shadow and shadow.context is ctx
+    shadow.close()  # a shadow's close closes the socket, not the context's record
+    assert s.closed
+    t.close()
+
+
 def test_subscribe_attribute_and_dir(ctx: zmq.Context) -> None:
     pub, sub = _pair(ctx, zmq.PUB, zmq.SUB)
     sub.subscribe = "x"  # an option, although subscribe() is a method
