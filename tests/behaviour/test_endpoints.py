@@ -427,3 +427,19 @@ def test_wait_for_peers_helper_sanity(make, endpoint_for, transport):
     wait_for_peers(push, lambda: pull.connect(ep), 1, transport)
     push.send(b"attached")
     assert pull.recv() == b"attached"
+
+
+@pytest.mark.parametrize("transport", ["tcp", "ipc"])
+def test_connections_arriving_together_are_all_accepted(make, endpoint_for, transport):
+    """The listener accepts one connection per readiness event, as libzmq's
+    does: the others in the backlog keep the listening socket readable, and
+    the next poll takes the next one. None is left behind."""
+    router = make(zmq.ROUTER)
+    ep = bind_any(router, endpoint_for(transport))
+    dealers = [make(zmq.DEALER) for _ in range(40)]
+    for d in dealers:
+        d.connect(ep)
+    for i, d in enumerate(dealers):
+        d.send(b"%d" % i)
+    got = {router.recv_multipart()[1] for _ in dealers}  # 5 s each at most (make)
+    assert got == {b"%d" % i for i in range(40)}

@@ -33,7 +33,9 @@ class Heartbeat:
         self._ivl = ivl
         self._timeout = ivl if timeout == SAME_AS_IVL else timeout
         #: TTL we put in our PINGs (16-bit deciseconds, as libzmq stores it).
-        self.ttl_deciseconds = max(0, min(0xFFFF, round(ttl * 10)))
+        # (round/min/max are calls into the interpreter's builtins compiled:
+        # skipped for the usual no TTL.)
+        self.ttl_deciseconds = max(0, min(0xFFFF, round(ttl * 10))) if ttl > 0 else 0
         self.next_ping: float | None = None
         self.timeout_at: float | None = None
         self.ttl_at: float | None = None
