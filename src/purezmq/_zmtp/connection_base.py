@@ -138,7 +138,8 @@ class ConnectionBase:
         self._heartbeat = Heartbeat(ivl=heartbeat_ivl, ttl=heartbeat_ttl, timeout=heartbeat_timeout)
         self._last_rx = now
         self._error: ProtocolError | None = None
-        self._early: list[Sequence[Buffer]] = []  # sent before the handshake ended
+        # Sent before the handshake ended; a list only once there is some.
+        self._early: list[Sequence[Buffer]] | None = None
         self._zap_out: list[bytes] | None = None
         self._publisher = socket_type in PUBLISHERS
         self._sub_commands = False
@@ -208,7 +209,10 @@ class ConnectionBase:
         self._raise_if_failed()
         try:
             if not self.handshake_done:
-                self._early.extend(msgs)
+                early = self._early
+                if early is None:
+                    early = self._early = []
+                early.extend(msgs)
             elif self._transform or self._sub_commands:
                 for msg in msgs:
                     self._send_general(msg)

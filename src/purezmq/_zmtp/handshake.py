@@ -168,8 +168,9 @@ class ConnectionHandshake(ConnectionBase):
         self.handshake_done = True
         self._state = "ready"
         self._hs_deadline = None
-        if self._early:
-            early, self._early = self._early, []
+        early = self._early
+        if early is not None:
+            self._early = None
             self.send_messages(early)
 
     def zap_request(self) -> list[bytes] | None:
