@@ -1,11 +1,13 @@
-"""The calls every message makes: pyzmq's Socket.send and Socket.recv of one frame.
+"""The calls every message makes - pyzmq's Socket.send and Socket.recv of one
+frame - and those every connection makes: connect and close.
 
 In pyzmq these entry points live in the compiled backend (Cython), under the
 pure-Python "sugar" class. purezmq mirrors that split: `SocketBase` holds
 the socket core and the fast paths - a bytes frame sent, a frame received
-as bytes - and `purezmq.sugar.socket.Socket` derives from it and adds the
-rest of pyzmq's API, in plain Python, including the general cases of these
-two calls (`_send_other`, `_recv_other`).
+as bytes, `connect` and `close` (a client that opens a connection per
+request runs them as often as a message) - and `purezmq.sugar.socket.Socket`
+derives from it and adds the rest of pyzmq's API, in plain Python, including
+the general cases of send and receive (`_send_other`, `_recv_other`).
 
 Where mypyc compiles this module (see docs/design.md), an application's
 ``sock.send(b"...")`` reaches the socket core in one native call: the
@@ -20,9 +22,47 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from purezmq._mypyc import mypyc_attr
+from purezmq.error import ZMQError
 
 if TYPE_CHECKING:
     from purezmq._core.socket_core import SocketCore
+
+
+def _add_addr(e: ZMQError, addr: str) -> None:
+    """Name the endpoint in a bind/connect error, as pyzmq does."""
+    if addr not in e.strerror:
+        e.strerror = f"{e.strerror} (addr={addr!r})"
+
+
+def _addr(addr: Any) -> str:
+    if isinstance(addr, bytes):
+        return addr.decode("utf-8")
+    if not isinstance(addr, str):
+        raise TypeError(f"expected str, got: {addr!r}")
+    return addr
+
+
+class _SocketContext:
+    """Returned by bind/connect: `with s.bind(url):` unbinds on exit."""
+
+    def __init__(self, socket: Any, kind: str, addr: str) -> None:
+        self.socket = socket
+        self.kind = kind
+        self.addr = addr
+
+    def __enter__(self) -> Any:
+        return self.socket
+
+    def __exit__(self, *exc: object) -> None:
+        if self.socket.closed:
+            return
+        if self.kind == "bind":
+            self.socket.unbind(self.addr)
+        else:
+            self.socket.disconnect(self.addr)
+
+    def __repr__(self) -> str:
+        return f"<SocketContext({self.kind}={self.addr!r})>"
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -51,6 +91,31 @@ class SocketBase:
         self._shadow_obj = shadow_obj
         self._shadow = shadow_obj is not None
         self._monitor_socket = None
+
+    def connect(self, addr: Any) -> _SocketContext:
+        """Connect to an endpoint; the connection is made in the background."""
+        addr = _addr(addr)
+        try:
+            self._core.connect(addr)
+        except ZMQError as e:
+            _add_addr(e, addr)
+            raise
+        return _SocketContext(self, "connect", addr)
+
+    def close(self, linger: int | None = None) -> None:
+        """Close the socket. Queued messages are still delivered in the background
+        for up to `linger` ms (or the LINGER option), and `Context.term` waits."""
+        core = self._core
+        if core.closed:
+            return
+        if self._monitor_socket is not None:
+            self.disable_monitor()
+        core.close(linger)
+        if not self._shadow:
+            self.context._rm_socket(self)
+
+    def disable_monitor(self) -> None:
+        raise NotImplementedError  # the sugar class's
 
     def send(
         self,

@@ -20,7 +20,7 @@ from purezmq._routing.errors import RoutingError
 from purezmq._routing.patterns import Addressed
 from purezmq.error import ZMQBindError, ZMQError
 
-from ._socketbase import SocketBase
+from ._socketbase import SocketBase, _add_addr, _addr, _SocketContext
 from .attrsettr import AttributeSetter
 from .frame import Frame, _group_bytes, _tracked_view
 from .tracker import MessageTracker, _done_tracker
@@ -67,29 +67,6 @@ def _frame_data(data: Any, copy: bool) -> Any:
     if copy:
         return view.tobytes()
     return view.cast("B") if view.format != "B" or view.ndim != 1 else view
-
-
-class _SocketContext:
-    """Returned by bind/connect: `with s.bind(url):` unbinds on exit."""
-
-    def __init__(self, socket: Socket, kind: str, addr: str) -> None:
-        self.socket = socket
-        self.kind = kind
-        self.addr = addr
-
-    def __enter__(self) -> Socket:
-        return self.socket
-
-    def __exit__(self, *exc: object) -> None:
-        if self.socket.closed:
-            return
-        if self.kind == "bind":
-            self.socket.unbind(self.addr)
-        else:
-            self.socket.disconnect(self.addr)
-
-    def __repr__(self) -> str:
-        return f"<SocketContext({self.kind}={self.addr!r})>"
 
 
 class Socket(SocketBase, AttributeSetter):
@@ -222,18 +199,6 @@ class Socket(SocketBase, AttributeSetter):
         """A second Socket object for the same underlying socket."""
         return cls(shadow=address)
 
-    def close(self, linger: int | None = None) -> None:
-        """Close the socket. Queued messages are still delivered in the background
-        for up to `linger` ms (or the LINGER option), and `Context.term` waits."""
-        core = self._core
-        if core.closed:
-            return
-        if self._monitor_socket is not None:
-            self.disable_monitor()
-        core.close(linger)
-        if not self._shadow:
-            self.context._rm_socket(self)
-
     def fileno(self) -> int:
         """The FD option: readable when EVENTS may have changed (edge-triggered)."""
         return self._core.fileno()
@@ -251,16 +216,6 @@ class Socket(SocketBase, AttributeSetter):
             _add_addr(e, addr)
             raise
         return _SocketContext(self, "bind", self._core.last_endpoint or addr)
-
-    def connect(self, addr: str) -> _SocketContext:
-        """Connect to an endpoint; the connection is made in the background."""
-        addr = _addr(addr)
-        try:
-            self._core.connect(addr)
-        except ZMQError as e:
-            _add_addr(e, addr)
-            raise
-        return _SocketContext(self, "connect", addr)
 
     def unbind(self, addr: str) -> None:
         self._core.unbind(_addr(addr))
@@ -649,20 +604,6 @@ def _open_at(address: Any) -> tuple[SocketCore, Context] | None:
             if id(core) == address:
                 return core, ctx
     return None
-
-
-def _add_addr(e: ZMQError, addr: str) -> None:
-    """Name the endpoint in a bind/connect error, as pyzmq does."""
-    if addr not in e.strerror:
-        e.strerror = f"{e.strerror} (addr={addr!r})"
-
-
-def _addr(addr: Any) -> str:
-    if isinstance(addr, bytes):
-        return addr.decode("utf-8")
-    if not isinstance(addr, str):
-        raise TypeError(f"expected str, got: {addr!r}")
-    return addr
 
 
 #: libzmq's thread-safe socket types (its draft ones): see threadsafe.py.

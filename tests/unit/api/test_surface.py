@@ -230,6 +230,23 @@ def test_a_new_socket_and_a_shadow_have_their_state(ctx: zmq.Context) -> None:
     t.close()
 
 
+def test_connect_and_close_keep_pyzmqs_surface(ctx: zmq.Context) -> None:
+    """`connect` and `close` (compiled where the build compiles): bytes
+    endpoints, the endpoint named in errors, the context manager, a
+    second close."""
+    s = ctx.socket(zmq.DEALER)
+    cm = s.connect(b"inproc://surface-connect")
+    assert repr(cm) == "<SocketContext(connect='inproc://surface-connect')>"
+    with pytest.raises(zmq.ZMQError) as err:
+        s.connect("nope://x")
+    assert "addr='nope://x'" in str(err.value)
+    with pytest.raises(TypeError):
+        s.connect(42)  # type: ignore[arg-type]
+    s.close(linger=0)
+    s.close()  # closing twice is harmless
+    assert s.closed and s not in ctx._sockets
+
+
 def test_subscribe_attribute_and_dir(ctx: zmq.Context) -> None:
     pub, sub = _pair(ctx, zmq.PUB, zmq.SUB)
     sub.subscribe = "x"  # an option, although subscribe() is a method
