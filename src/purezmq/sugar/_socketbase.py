@@ -19,6 +19,7 @@ Socket; purezmq.asyncio does too).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from purezmq._mypyc import mypyc_attr
@@ -28,10 +29,17 @@ if TYPE_CHECKING:
     from purezmq._core.socket_core import SocketCore
 
 
-def _add_addr(e: ZMQError, addr: str) -> None:
-    """Name the endpoint in a bind/connect error, as pyzmq does."""
-    if addr not in e.strerror:
-        e.strerror = f"{e.strerror} (addr={addr!r})"
+def _at_endpoint(op: Callable[[str], None], addr: Any) -> str:
+    """Run a bind or connect on `addr` (str or bytes); its error names the
+    endpoint, as pyzmq's do. Returns the endpoint as str."""
+    endpoint = _addr(addr)
+    try:
+        op(endpoint)
+    except ZMQError as e:
+        if endpoint not in e.strerror:
+            e.strerror = f"{e.strerror} (addr={endpoint!r})"
+        raise
+    return endpoint
 
 
 def _addr(addr: Any) -> str:
@@ -94,13 +102,7 @@ class SocketBase:
 
     def connect(self, addr: Any) -> _SocketContext:
         """Connect to an endpoint; the connection is made in the background."""
-        addr = _addr(addr)
-        try:
-            self._core.connect(addr)
-        except ZMQError as e:
-            _add_addr(e, addr)
-            raise
-        return _SocketContext(self, "connect", addr)
+        return _SocketContext(self, "connect", _at_endpoint(self._core.connect, addr))
 
     def close(self, linger: int | None = None) -> None:
         """Close the socket. Queued messages are still delivered in the background

@@ -20,7 +20,7 @@ from purezmq._routing.errors import RoutingError
 from purezmq._routing.patterns import Addressed
 from purezmq.error import ZMQBindError, ZMQError
 
-from ._socketbase import SocketBase, _add_addr, _addr, _SocketContext
+from ._socketbase import SocketBase, _addr, _at_endpoint, _SocketContext
 from .attrsettr import AttributeSetter
 from .frame import Frame, _group_bytes, _tracked_view
 from .tracker import MessageTracker, _done_tracker
@@ -209,12 +209,7 @@ class Socket(SocketBase, AttributeSetter):
 
         Returns a context manager that unbinds on exit (the endpoint actually
         bound, so ``with s.bind("tcp://127.0.0.1:0"):`` works)."""
-        addr = _addr(addr)
-        try:
-            self._core.bind(addr)
-        except ZMQError as e:
-            _add_addr(e, addr)
-            raise
+        addr = _at_endpoint(self._core.bind, addr)
         return _SocketContext(self, "bind", self._core.last_endpoint or addr)
 
     def unbind(self, addr: str) -> None:
