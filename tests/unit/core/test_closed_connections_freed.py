@@ -72,6 +72,25 @@ def test_cancelled_timers_do_not_pile_up(io: IOThread) -> None:
     assert len(io._timers) < 200
 
 
+def test_a_cancelled_first_timer_does_not_set_the_poll_timeout(io: IOThread) -> None:
+    """The loop drops cancelled timers from the top of its heap before it
+    waits: a cancelled timer left there set the poll's timeout and woke the
+    loop at its deadline for nothing (once per connection set-up)."""
+    handles: list[TimerHandle] = []
+    _on_loop(io, lambda: handles.append(io.call_later(3600.0, _Callback())))
+    _on_loop(io, lambda: handles.append(io.call_later(7200.0, _Callback())))
+    handles[0].cancel()
+    # The first call's command may run in the turn that was waiting when
+    # the timer was cancelled; the second's runs in a turn begun after it.
+    _on_loop(io, lambda: None)
+    _on_loop(io, lambda: None)
+    assert [entry[2] for entry in io._timers] == [handles[1]]
+    handles[1].cancel()
+    _on_loop(io, lambda: None)
+    _on_loop(io, lambda: None)
+    assert io._timers == []
+
+
 def _set_ups(ctx: purezmq.Context, router: purezmq.Socket, endpoint: str, count: int) -> None:
     """`count` times: a DEALER connects to `router`, does a round trip, closes."""
     for _ in range(count):

@@ -300,11 +300,14 @@ class IOThread:
             self._shutdown()
 
     def _turn(self) -> None:
+        timers = self._timers
+        while timers and timers[0][2].cancelled:
+            self._drop_first_timer()
         timeout: float | None = None
         if self._commands or self._idle:
             timeout = 0.0
-        elif self._timers:
-            timeout = max(0.0, self._timers[0][0] - monotonic())
+        elif timers:
+            timeout = max(0.0, timers[0][0] - monotonic())
         poller = self._poller
         events = poller.poll(timeout)
         readable = poller.readable
@@ -340,17 +343,32 @@ class IOThread:
         self._busy_turns = 0
         _run_queued(self._idle, "deferred I/O work")
 
+    def _drop_first_timer(self) -> None:
+        """Pop the earliest timer, a cancelled one, off the heap.
+
+        The loop does this before it computes its poll's timeout, as
+        asyncio's does. A cancelled timer left at the top set that timeout:
+        a connection cancels its read-ahead timer, 5 ms out, when it closes,
+        so with set-ups every few hundred microseconds nearly every wait had
+        a timeout of a few milliseconds, although none ran out. On the VMs
+        we measure on, a wait with such a timeout is slower to wake (issue
+        14, docs/benchmarks.md: CPU per set-up of both processes over ipc
+        625 -> 509 µs)."""
+        heapq.heappop(self._timers)
+        if self._cancelled > 0:
+            self._cancelled -= 1
+
     def _run_timers(self) -> None:
         timers = self._timers
         if not timers:
             return
         now = monotonic()
         while timers and timers[0][0] <= now:
-            _, _, handle = heapq.heappop(timers)
+            handle = timers[0][2]
             if handle.cancelled:
-                if self._cancelled > 0:
-                    self._cancelled -= 1
+                self._drop_first_timer()
                 continue
+            heapq.heappop(timers)
             try:
                 handle.callback()
             except Exception:
