@@ -11,7 +11,10 @@ Two rules keep that safe when the reader is away:
   driver itself, so PINGs are answered, errors end the connection and data
   moves into the pipe while the application is busy (`ReadAhead`);
 - back-pressure: a connection holding READAHEAD_LIMIT unparsed bytes stops
-  reading, and TCP pushes back on the peer, as libzmq's full pipe does.
+  reading, and TCP pushes back on the peer, as libzmq's full pipe does. A
+  frame larger than that is read whole, and once whole, it does not count:
+  it is one message waiting, and reading goes on until the bytes after it
+  reach the limit (`pressure_bytes`).
 
 An unbounded pipe (RCVHWM 0, not CONFLATE) over ZMTP is different
 (`keeps_backlog`): libzmq never stops reading it, and neither do we, but
@@ -71,7 +74,7 @@ def buffer_has_room(conn: Connection, pipe: Pipe | None) -> bool:
     an unbounded pipe's connection always reads.)"""
     return (
         conn.receiving_big_frame
-        or conn.unparsed_bytes < READAHEAD_LIMIT
+        or conn.pressure_bytes < READAHEAD_LIMIT
         or keeps_backlog(conn, pipe)
     )
 

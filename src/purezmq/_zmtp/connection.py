@@ -85,6 +85,12 @@ class ZMTPConnection(ConnectionHandshake):
         return self._decoder.buffered
 
     @property
+    def pressure_bytes(self) -> int:
+        """`unparsed_bytes` as back-pressure counts them: one large frame
+        that has all arrived does not count (`FrameDecoder.pressure`)."""
+        return self._decoder.pressure
+
+    @property
     def receiving_big_frame(self) -> bool:
         """A large frame is still arriving. Reading must go on until it is
         complete: its storage is already allocated, and nothing can be parsed

@@ -70,6 +70,10 @@ class RawConnection:
     def unparsed_bytes(self) -> int:
         return self._queued
 
+    @property
+    def pressure_bytes(self) -> int:
+        return self._queued
+
     def pull(self, max_msgs: int) -> list[list[bytes]]:
         """Up to `max_msgs` received chunks, one message each."""
         chunks = self._chunks

@@ -449,6 +449,46 @@ def test_big_frame_bodies_count_as_buffered() -> None:
     assert dec.buffered == 9 + 10
 
 
+def test_one_whole_big_frame_puts_no_pressure() -> None:
+    """Back-pressure's gauge leaves out the largest big frame that has all
+    arrived (one message waiting for its reader), not one still arriving,
+    and not a second one: two whole frames stop reading again."""
+    dec = framing_decoder()
+    one, two = b"1" * 300_000, b"2" * 200_000
+    wire = data_frame(one)
+    put(dec, wire[:1000])
+    dec.get_buffer()  # the scan finds the big frame's header
+    assert dec.receiving_big and dec.pressure == dec.buffered == 1000
+    put(dec, wire[1000:])
+    assert not dec.receiving_big
+    assert dec.buffered == len(wire)
+    assert dec.pressure == len(wire) - len(one)  # the header stays in the ring
+    put(dec, message_bytes([b"mid"]) + data_frame(two))
+    assert dec.pressure == dec.buffered - len(one) > len(two)
+    out: list[list[bytes]] = []
+    dec.decode(out, 1)
+    assert out == [[one]]
+    assert dec.pressure == dec.buffered - len(two)
+    assert decode_all(dec) == [[b"mid"], [two]]
+    assert dec.pressure == dec.buffered == 0
+
+
+def test_a_whole_body_received_directly_puts_no_pressure() -> None:
+    """The same for a body the driver received as bytes of its own."""
+    dec = framing_decoder()
+    put(dec, data_frame(b"z" * 70_000))  # the next header read is 9 bytes
+    assert decode_all(dec) == [[b"z" * 70_000]]
+    body = b"d" * 500_000
+    view = dec.get_buffer()
+    assert len(view) == 9
+    view[:] = data_frame(body)[:9]
+    dec.buffer_updated(9)
+    assert dec.direct_body(len(body)) == len(body)
+    dec.body_received(body)
+    assert dec.buffered == 9 + len(body) and dec.pressure == 9
+    assert decode_all(dec) == [[body]]
+
+
 def test_oversized_big_frame_is_not_given_storage() -> None:
     dec = framing_decoder(max_msg_size=10_000)
     put(dec, b"\x02" + struct.pack(">Q", 50_000) + b"x" * 100)
