@@ -271,14 +271,17 @@ class StreamEngine(EngineCore):
         `recvfrom` and 2 `poll` per message before, 2 and 1 after). Memory
         still follows what arrived (bigframe).
 
-        Over ipc there is no SO_RCVLOWAT (a unix socket is readable at one
-        byte whatever the mark), and a peer with the default send buffer
-        keeps about 208 KiB in flight, so the rule above never held: each
-        piece of a 1 MiB body cost a return to poll - on asyncio a turn of
-        the loop. Once the body is arriving in storage (`body_read`), what
-        is waiting is read at once. Right after the header it is not: a
-        body that arrives whole may still be received as bytes of its own
-        (the direct body), which a partial read into storage rules out."""
+        Once the body is arriving in storage (`body_read`), what is waiting
+        is read at once, however little: the sender is writing the rest
+        right now, and each return to readiness is a wake-up - on asyncio a
+        turn of the loop, which cost more than the reads it saved. Over ipc
+        the rule above never held anyway (a unix socket is readable at one
+        byte whatever SO_RCVLOWAT says, and a peer with the default send
+        buffer keeps about 208 KiB in flight). Over tcp, reading on took a
+        1 MiB asyncio round trip from 3.5 to 3.0 loop turns a side (issue
+        14). Right after the header the engine still waits unless the rest
+        is there: a body that arrives whole may be received as bytes of its
+        own (the direct body), which a partial read into storage rules out."""
         conn = self.session.conn
         if conn is None or not conn.receiving_big_frame or self._closed:
             return -1
@@ -286,7 +289,7 @@ class StreamEngine(EngineCore):
         if waiting <= 0:
             return -1
         left = conn.big_frame_remaining
-        if waiting >= left or (body_read and self._lowat == -1):
+        if waiting >= left or body_read:
             return waiting
         if waiting < min(left, LOWAT_MAX):
             return -1
