@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import os
 import struct
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 
@@ -141,3 +143,19 @@ def assert_still_serving(router: Bound, peer: HealthyPeer, connect: Callable[...
     fresh = HealthyPeer(router, connect)
     fresh.roundtrip()
     peer.roundtrip()
+
+
+# ------------------------------------------------------------- asyncio pieces
+async def receive_pieces_then_close(
+    pull: Any, peer: RawPeer, actx: Any, sending: Awaitable[None], body: bytes, copies: int
+) -> None:
+    """An asyncio PULL whose raw peer sends `copies` frames of `body` then
+    b"end" in pieces (`sending`, a thread): each arrives whole within 5 s;
+    then the sender, the peer, the socket and the context are closed."""
+    for _ in range(copies):
+        assert await asyncio.wait_for(pull.recv(), 5) == body
+    assert await asyncio.wait_for(pull.recv(), 5) == b"end"
+    await sending
+    peer.close()
+    pull.close()
+    actx.term()

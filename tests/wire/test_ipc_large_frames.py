@@ -32,6 +32,7 @@ import pytest
 
 import purezmq as zmq
 
+from .helpers import receive_pieces_then_close
 from .zmtp_raw import RawPeer, frame
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="unix socket buffer sizes")
@@ -221,12 +222,6 @@ def test_asyncio_receives_bodies_sent_in_pieces(tmp_path: Path) -> None:
                 time.sleep(0.001)
 
         sending = loop.run_in_executor(None, send)
-        for _ in range(3):
-            assert await asyncio.wait_for(pull.recv(), 5) == body
-        assert await asyncio.wait_for(pull.recv(), 5) == b"end"
-        await sending
-        peer.close()
-        pull.close()
-        actx.term()
+        await receive_pieces_then_close(pull, peer, actx, sending, body, 3)
 
     asyncio.run(main())

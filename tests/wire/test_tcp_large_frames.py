@@ -20,6 +20,7 @@ import pytest
 import purezmq as zmq
 import purezmq.asyncio as azmq
 
+from .helpers import receive_pieces_then_close
 from .zmtp_raw import RawPeer, frame
 
 BIG = 1 << 20
@@ -66,12 +67,6 @@ def test_asyncio_receives_bodies_sent_in_pieces() -> None:
         peer = await loop.run_in_executor(None, RawPeer.connect, port)
         await loop.run_in_executor(None, peer.handshake, b"PUSH")
         sending = loop.run_in_executor(None, _send_in_pieces, peer, frame(body) * 3 + frame(b"end"))
-        for _ in range(3):
-            assert await asyncio.wait_for(pull.recv(), 5) == body
-        assert await asyncio.wait_for(pull.recv(), 5) == b"end"
-        await sending
-        peer.close()
-        pull.close()
-        actx.term()
+        await receive_pieces_then_close(pull, peer, actx, sending, body, 3)
 
     asyncio.run(main())
