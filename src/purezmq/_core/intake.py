@@ -12,9 +12,9 @@ Two rules keep that safe when the reader is away:
   moves into the pipe while the application is busy (`ReadAhead`);
 - back-pressure: a connection holding READAHEAD_LIMIT unparsed bytes stops
   reading, and TCP pushes back on the peer, as libzmq's full pipe does. A
-  frame larger than that is read whole, and once whole, it does not count:
-  it is one message waiting, and reading goes on until the bytes after it
-  reach the limit (`pressure_bytes`).
+  frame larger than that is read whole, and once whole it does not count:
+  it is one message waiting. The bytes after it count, and so does a
+  second whole frame (`pressure_bytes`).
 
 An unbounded pipe (RCVHWM 0, not CONFLATE) over ZMTP is different
 (`keeps_backlog`): libzmq never stops reading it, and neither do we, but

@@ -298,9 +298,10 @@ class FrameDecoder:
     def pressure(self) -> int:
         """`buffered` less the largest big frame that has all arrived: the
         back-pressure gauge (intake's `buffer_has_room`). A whole frame
-        waiting for its reader is one message, as in libzmq's pipe, and
-        stops no reading: counted, every 1 MiB message of a round trip took
-        the descriptor out of an asyncio loop's selector and back (issue 14)."""
+        waiting for its reader is one message, as in libzmq's pipe. Counted
+        as bytes, it paused reading after every 1 MiB message of a round
+        trip, and over asyncio took the descriptor out of the loop's
+        selector and back each time (issue 14)."""
         total = self._end - self._pos
         whole = 0
         for big in self._markers.values():

@@ -72,6 +72,7 @@ class RawConnection:
 
     @property
     def pressure_bytes(self) -> int:
+        """Every byte counts: a raw stream has no frames to leave out."""
         return self._queued
 
     def pull(self, max_msgs: int) -> list[list[bytes]]:
