@@ -302,13 +302,11 @@ class FrameDecoder:
         as bytes, it paused reading after every 1 MiB message of a round
         trip, and over asyncio took the descriptor out of the loop's
         selector and back each time (issue 14)."""
-        total = self._end - self._pos
         whole = 0
         for big in self._markers.values():
-            total += big.filled
-            if big.filled > whole and big.complete:
+            if big.complete and big.filled > whole:
                 whole = big.filled
-        return total - whole
+        return self.buffered - whole
 
     @property
     def receiving_big(self) -> bool:
