@@ -40,6 +40,8 @@ from .sessions import DirectWrites, SessionSet
 from .stats import SocketStats
 
 if TYPE_CHECKING:
+    from purezmq._routing.patterns.base import Pattern
+
     from .context_core import ContextCore
     from .protocols import Driver, EngineHandle
     from .session import Session
@@ -218,9 +220,15 @@ class SocketCore(Mailbox):
                 return
             if flags & 1:
                 raise_errno(errno.EAGAIN)
-            self._block(lambda: pattern.send(frame, more), self.options.value(C.SNDTIMEO))
+            self._block_send(pattern, frame, more)
         except RoutingError as e:
             raise routing_error(e) from None
+
+    def _block_send(self, pattern: Pattern, frame: Frame, more: bool) -> None:
+        """`send_frame` when it must wait. A method of its own: compiled, a
+        lambda in `send_frame` would make every call of it allocate the
+        environment its captured variables live in (issue 14)."""
+        self._block(lambda: pattern.send(frame, more), self.options.value(C.SNDTIMEO))
 
     def send_msg(self, frames: Msg, nonblock: bool) -> None:
         """Send a whole message; EAGAIN can only happen before anything was sent."""
@@ -234,9 +242,13 @@ class SocketCore(Mailbox):
                 return
             if nonblock:
                 raise_errno(errno.EAGAIN)
-            self._block(lambda: pattern.send_msg(frames), self.options.value(C.SNDTIMEO))
+            self._block_send_msg(pattern, frames)
         except RoutingError as e:
             raise routing_error(e) from None
+
+    def _block_send_msg(self, pattern: Pattern, frames: Msg) -> None:
+        """`send_msg` when it must wait (a method of its own: see `_block_send`)."""
+        self._block(lambda: pattern.send_msg(frames), self.options.value(C.SNDTIMEO))
 
     # ================================================================ waiting
     def _block_recv(self, attempt: Callable[[], bool]) -> None:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import enum
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final, Protocol, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeAlias
 
 if TYPE_CHECKING:
     from .fanout_log import LogReader
@@ -104,6 +104,7 @@ class Pipe:
         "_owner",
         "_pending",
         "_pop",
+        "_push",
         "_writable",
         "all_groups",
         "conflate",
@@ -133,6 +134,8 @@ class Pipe:
         # method lookup by name per message (a third of `read`'s own cost).
         self._pop: Callable[[], Item] = inbound.popleft
         self._out = outbound
+        # `_out.append`, bound once, as `_pop`: the writer's call per message.
+        self._push: Callable[[Item], None] = outbound.append
         # Lowered by the reader when it finds `_in` empty; the peer's writer raises
         # it again (and notifies us) when it appends. A new pipe starts lowered:
         # its reader has not looked yet, so the first message must wake it.
@@ -272,7 +275,7 @@ class Pipe:
         if len(out) >= self._limit or not self._writable:
             return self._write_slow(msg)
         self.msgs_out += 1  # before the append: a reader never sees more than counted
-        out.append(msg)
+        self._push(msg)
         peer = self.peer
         if not peer._in_active:
             peer._in_active = True
@@ -294,7 +297,7 @@ class Pipe:
         if hwm and len(out) >= hwm and not self.check_write():
             return False
         self.msgs_out += 1  # before the append: a reader never sees more than counted
-        out.append(msg)
+        self._push(msg)
         peer = self.peer
         if not peer._in_active:
             peer._in_active = True
@@ -417,20 +420,23 @@ class Pipe:
         if n <= 1 or self.conflate or self.refill is not None:
             msg = self.read()
             return ([], 0) if msg is None else ([msg], len(msg[0]))
-        items = [q.popleft() for _ in range(min(n, limit))]
-        if DELIMITER in items:  # identity first: messages are never equal to it
-            at = items.index(DELIMITER)
-            for item in reversed(items[at:]):
+        # One pass: each item is tested by identity (compiled, `DELIMITER in
+        # items` compared every message with it through the rich comparison)
+        # and sized as it comes; the bound `_pop` saves a method lookup each.
+        pop = self._pop
+        out: list[Msg] = []
+        size = 0
+        for _ in range(n):
+            item = pop()
+            if item is DELIMITER:
                 q.appendleft(item)  # read() handles the end of the pipe
-            del items[at:]
-        # Only messages are left. One cast per batch: a check per item would
-        # cost the interpreted build what batching saved.
-        out = cast("list[Msg]", items)
-        size = sum([len(m[0]) for m in out])
-        while size > max_bytes and len(out) > 1:
-            last = out.pop()  # over the budget: give it back, in order
-            q.appendleft(last)
-            size -= len(last[0])
+                break
+            first = len(item[0])
+            if size + first > max_bytes and out:
+                q.appendleft(item)  # over the budget: give it back, in order
+                break
+            size += first
+            out.append(item)
         peer = self.peer
         if not peer._out_active and len(q) <= self._lwm:
             peer._out_active = True

@@ -40,24 +40,28 @@ _U64: Final = struct.Struct(">Q")
 pack_u64: Final = _U64.pack
 unpack_u64_from: Final = _U64.unpack_from
 
+
 # Precomputed headers for short frames: index = body size.
 SHORT_LAST: Final = tuple(bytes((0x00, n)) for n in range(256))
 SHORT_MORE: Final = tuple(bytes((0x01, n)) for n in range(256))
 SHORT_COMMAND: Final = tuple(bytes((0x04, n)) for n in range(256))
 
 
-#: Headers of final long frames below BIG_FRAME, filled on first use (at
-#: most BIG_FRAME - 256 entries): a dict hit is cheaper than packing.
-_LONG_LAST: dict[int, bytes] = {}
+#: Headers of final long frames below BIG_FRAME, by body size, filled on
+#: first use (b"": not yet). A list, not a dict: compiled, indexing it with
+#: the size is a native load, where a dict look-up first boxes the size
+#: into a new int object (sizes above 256 are not cached ints): 64 KiB of
+#: pointers, once per process.
+_LONG_LAST: Final[list[bytes]] = [b""] * BIG_FRAME
 
 
 def long_last_header(size: int) -> bytes:
     """Header of a final long data frame (cached below BIG_FRAME)."""
-    header = _LONG_LAST.get(size)
-    if header is None:
-        header = b"\x02" + pack_u64(size)
-        if size < BIG_FRAME:
-            _LONG_LAST[size] = header
+    if size >= BIG_FRAME:
+        return b"\x02" + pack_u64(size)
+    header = _LONG_LAST[size]
+    if not header:
+        header = _LONG_LAST[size] = b"\x02" + pack_u64(size)
     return header
 
 
@@ -176,8 +180,8 @@ class FrameEncoder:
                     pieces.append(frame)
                     continue
                 if size < BIG_FRAME:
-                    header = long_last.get(size)
-                    pieces.append(header if header is not None else long_last_header(size))
+                    header = long_last[size]
+                    pieces.append(header if header else long_last_header(size))
                     pieces.append(frame)
                 else:
                     pieces.append(b"\x02" + pack_u64(size))
