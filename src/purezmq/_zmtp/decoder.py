@@ -53,6 +53,7 @@ from .frames import (
     FLAG_MORE,
     FLAGS_RESERVED,
     SHORT_MAX,
+    long_size,
     unpack_u64_from,
 )
 
@@ -393,7 +394,7 @@ class FrameDecoder:
             if flags & FLAG_LONG:
                 if end - p < 9:
                     break
-                size = unpack_u64_from(win, i + 1)[0]
+                size = long_size(win, i + 1)
                 h = p + 9
             else:
                 size = win[i + 1]
@@ -535,7 +536,7 @@ class FrameDecoder:
                     # marker possible below BIG_FRAME): 1 KiB messages.
                     if p + 9 > end:
                         break
-                    size = unpack_u64_from(data, p + 1)[0]
+                    size = long_size(data, p + 1)
                     if size < BIG_FRAME:
                         s = p + 9 + size
                         if s > end:
@@ -554,7 +555,7 @@ class FrameDecoder:
                 if flags & FLAG_LONG:
                     if p + 9 > end:
                         break
-                    size = unpack_u64_from(data, p + 1)[0]
+                    size = long_size(data, p + 1)
                     h = p + 9
                     if size > MAX_FRAME_SIZE:
                         raise _bad_size(size)

@@ -41,6 +41,20 @@ pack_u64: Final = _U64.pack
 unpack_u64_from: Final = _U64.unpack_from
 
 
+def long_size(data: bytes, i: int) -> int:
+    """The size in a long frame header, whose 8 bytes start at data[i].
+
+    Compiled, indexing `bytes` is a native load: for a size below 4 GiB,
+    eight loads cost less than `struct.unpack_from` with the tuple and the
+    int object it makes. The decoder reads each long header twice (the I/O
+    thread's walk, then the parse): with 1 KiB messages that was the
+    receiver's largest cost after the copies (issue 14)."""
+    if data[i] == 0 and data[i + 1] == 0 and data[i + 2] == 0 and data[i + 3] == 0:
+        return (data[i + 4] << 24) | (data[i + 5] << 16) | (data[i + 6] << 8) | data[i + 7]
+    size: int = unpack_u64_from(data, i)[0]
+    return size
+
+
 # Precomputed headers for short frames: index = body size.
 SHORT_LAST: Final = tuple(bytes((0x00, n)) for n in range(256))
 SHORT_MORE: Final = tuple(bytes((0x01, n)) for n in range(256))

@@ -17,6 +17,7 @@ from purezmq._zmtp.frames import (
     byte_length,
     command_frame,
     frame_header,
+    long_size,
 )
 
 from .helpers import data_frame, message_bytes
@@ -47,6 +48,14 @@ def test_precomputed_short_headers() -> None:
 )
 def test_frame_header(size: int, flags: int, header: bytes) -> None:
     assert frame_header(size, flags) == header
+
+
+@pytest.mark.parametrize(
+    "size", [0, 1, 255, 256, 1024, 8191, 2**24 + 3, 2**31, 2**32 - 1, 2**32, 2**40 + 7, 2**63 - 1]
+)
+def test_long_size_reads_the_header_it_was_given(size: int) -> None:
+    header = b"\x02" + struct.pack(">Q", size)  # long headers may carry small sizes
+    assert long_size(b"xy" + header + b"z", 3) == size
 
 
 def test_small_batch_is_one_joined_chunk() -> None:
