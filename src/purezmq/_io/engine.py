@@ -43,15 +43,23 @@ PARK_GRACE: Final = 0.05
 READ_ROUNDS: Final = 16
 
 
+_ioctl: Final = fcntl.ioctl
+_FIONREAD: Final = termios.FIONREAD
+_new_count: Final = array.array
+
+
 def _waiting_bytes(fd: int) -> int:
     """Bytes the kernel holds for reading on `fd` (FIONREAD), -1 if it cannot say.
 
     Asked only while a large frame arrives: its storage grows with what has
     arrived (never with the size the peer declared), and this lets it grow
-    to all that has arrived in one step, so one read takes it (issue 12)."""
-    count = array.array("i", [0])
+    to all that has arrived in one step, so one read takes it (issue 12).
+    The module's functions are bound once (Final): compiled, looking up
+    `fcntl.ioctl`, `termios.FIONREAD` and `array.array` by name cost more
+    than the system call's own wrapper, once per large message."""
+    count = _new_count("i", b"\0\0\0\0")
     try:
-        fcntl.ioctl(fd, termios.FIONREAD, count, True)
+        _ioctl(fd, _FIONREAD, count, True)
     except OSError:
         return -1
     return count[0]
@@ -96,9 +104,7 @@ class StreamEngine(EngineCore):
         rounds = 0
         while True:
             try:
-                n = self.session.receive_with(
-                    self.sock.recv_into, True, hint, self._recv_body(hint)
-                )
+                n = self.session.receive_with(self._recv_into, True, hint, self._recv_body(hint))
             except BlockingIOError:
                 return
             except ProtocolError as e:
@@ -218,9 +224,7 @@ class StreamEngine(EngineCore):
         rounds = 0
         while True:
             try:
-                n = self.session.receive_with(
-                    self.sock.recv_into, False, hint, self._recv_body(hint)
-                )
+                n = self.session.receive_with(self._recv_into, False, hint, self._recv_body(hint))
             except (BlockingIOError, InterruptedError):
                 return True
             except ProtocolError as e:
@@ -254,7 +258,7 @@ class StreamEngine(EngineCore):
         (`hint`: FIONREAD while one arrives): the session may then receive it
         as bytes of its own - `socket.recv` allocates without writing zeros,
         as libzmq's malloc does, and nothing is copied afterwards."""
-        return self.sock.recv if hint > 0 else None
+        return self._recv if hint > 0 else None
 
     def _read_more(self, body_read: bool) -> int:
         """After a read: how many bytes to read again at once, or -1 to wait

@@ -122,6 +122,11 @@ class EngineCore:
         self.io = io
         self.sock = sock
         self.fd = sock.fileno()
+        #: `sock.recv_into` and `sock.recv`, bound once: every read looked
+        #: them up on the socket (a Python subclass of the C type: about 340
+        #: instructions a look-up, compiled; issue 14).
+        self._recv_into: Callable[[memoryview], int] = sock.recv_into
+        self._recv: Callable[[int], bytes] = sock.recv
         self.session = session
         self.peer_address = peer_address
         self._on_lost = on_lost

@@ -79,9 +79,11 @@ class BigFrame:
         Storage is reserved by the first `writable` (see `direct_size`)."""
         self.size = size
         self.filled = len(already)
-        self._bio = io.BytesIO()
+        #: The storage, made when first needed: a body received whole as
+        #: bytes of its own (`take_bytes`) never needs one.
+        self._bio: io.BytesIO | None = None
         if self.filled:
-            self._bio.write(already)
+            self._storage().write(already)
         self._cap = self.filled
         self._views: tuple[memoryview, ...] = ()
         #: The whole body, received by the driver as one bytes object.
@@ -107,24 +109,31 @@ class BigFrame:
             self._whole = data if len(data) == self.size else data[: self.size]
             self.filled = self.size
             return
-        self._bio.write(data)
+        self._storage().write(data)
         self.filled = self._cap = len(data)
+
+    def _storage(self) -> io.BytesIO:
+        bio = self._bio
+        if bio is None:
+            bio = self._bio = io.BytesIO()
+        return bio
 
     def _reserve(self, cap: int) -> None:
         """Make the storage `cap` bytes long (zero-filled past `filled`)."""
         if cap <= self._cap:
             return
+        bio = self._storage()
         try:
-            self._bio.seek(cap - 1)
-            self._bio.write(b"\0")
+            bio.seek(cap - 1)
+            bio.write(b"\0")
         except BufferError:
             # A view the driver kept alive pins the old storage: move to new.
-            old = self._bio.getbuffer()
-            self._bio = io.BytesIO()
-            self._bio.write(old[: self.filled])
+            old = bio.getbuffer()
+            bio = self._bio = io.BytesIO()
+            bio.write(old[: self.filled])
             old.release()
-            self._bio.seek(cap - 1)
-            self._bio.write(b"\0")
+            bio.seek(cap - 1)
+            bio.write(b"\0")
         self._cap = cap
 
     def writable(self, arrived: int = -1) -> memoryview:
@@ -142,7 +151,7 @@ class BigFrame:
                 grown = INITIAL_RESERVE if cap < INITIAL_RESERVE else cap + max(cap, MIN_GROWTH)
                 target = max(target, grown)
             self._reserve(min(self.size, target))
-        base = self._bio.getbuffer()
+        base = self._storage().getbuffer()
         view = base[self.filled : self._cap]
         self._views = (view, base)
         return view
@@ -159,7 +168,7 @@ class BigFrame:
             self._whole = None
             return whole
         self._release()
-        return self._bio.getvalue()
+        return self._storage().getvalue()
 
     def _release(self) -> None:
         for view in self._views:
