@@ -105,6 +105,7 @@ class Pipe:
         "_pending",
         "_pop",
         "_push",
+        "_push_many",
         "_writable",
         "all_groups",
         "conflate",
@@ -134,8 +135,9 @@ class Pipe:
         # method lookup by name per message (a third of `read`'s own cost).
         self._pop: Callable[[], Item] = inbound.popleft
         self._out = outbound
-        # `_out.append`, bound once, as `_pop`: the writer's call per message.
+        # Bound once, as `_pop`: the writer's calls per message, per batch.
         self._push: Callable[[Item], None] = outbound.append
+        self._push_many: Callable[[list[Msg]], None] = outbound.extend
         # Lowered by the reader when it finds `_in` empty; the peer's writer raises
         # it again (and notifies us) when it appends. A new pipe starts lowered:
         # its reader has not looked yet, so the first message must wake it.
@@ -312,7 +314,7 @@ class Pipe:
             return
         out = self._out
         self.msgs_out += 1  # before the append: a reader never sees more than counted
-        out.append(msg)
+        self._push(msg)
         peer = self.peer
         if not peer._in_active:
             peer._in_active = True
@@ -330,7 +332,7 @@ class Pipe:
         caller already limited `msgs` to the room below the HWM.
         """
         self.msgs_out += len(msgs)
-        self._out.extend(msgs)
+        self._push_many(msgs)
 
     def write_frame(self, frame: Frame, more: bool) -> None:
         """Add one frame of a message whose first frame passed `check_write`.
@@ -420,9 +422,8 @@ class Pipe:
         if n <= 1 or self.conflate or self.refill is not None:
             msg = self.read()
             return ([], 0) if msg is None else ([msg], len(msg[0]))
-        # One pass: each item is tested by identity (compiled, `DELIMITER in
-        # items` compared every message with it through the rich comparison)
-        # and sized as it comes; the bound `_pop` saves a method lookup each.
+        # One pass, each item tested by identity and sized as it comes
+        # (compiled, `DELIMITER in items` was a rich comparison per message).
         pop = self._pop
         out: list[Msg] = []
         size = 0

@@ -74,6 +74,14 @@ def test_multipart_sets_more_on_all_but_last() -> None:
     )
 
 
+def test_long_more_and_last_frames_encode_alike_each_time() -> None:
+    # The second message meets the cached headers of the first.
+    msg = [b"m" * 300, b"l" * (BIG_FRAME - 1)]
+    enc = FrameEncoder()
+    enc.add_messages([msg, msg])
+    assert joined(enc.take()) == message_bytes(msg) * 2
+
+
 def test_long_frame_below_threshold_is_joined() -> None:
     enc = FrameEncoder()
     frame = b"q" * (BIG_FRAME - 1)
