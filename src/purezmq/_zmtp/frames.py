@@ -160,9 +160,8 @@ class FrameEncoder:
                 pieces.append(SHORT_LAST[size])
             else:
                 pieces.append(bytes((flags, size)))
-        elif flags == 0 and size < BIG_FRAME:  # the last frame of a multipart message
-            header = _LONG_LAST[size]
-            pieces.append(header if header else long_last_header(size))
+        elif flags == 0:  # the last frame of a multipart message: the cached header
+            pieces.append(long_last_header(size))
         else:
             pieces.append(bytes((flags | FLAG_LONG,)) + pack_u64(size))
         if size < BIG_FRAME:
