@@ -95,11 +95,13 @@ class Receiver:
         """No message now: EAGAIN, or block until one comes (RCVTIMEO)."""
         if nonblock:
             raise_errno(errno.EAGAIN)
-        precv = self.pattern.recv
+        # The pattern, not its bound `recv`: compiled, the closure then calls
+        # the method natively, and no bound method is made per wait.
+        pattern = self.pattern
         box: list[Msg] = []
 
         def attempt() -> bool:
-            m = precv()
+            m = pattern.recv()
             if m is None:
                 return False
             box.append(m)

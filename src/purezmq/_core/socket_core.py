@@ -49,6 +49,10 @@ if TYPE_CHECKING:
 # Plain ints for the hot path (IntFlag arithmetic goes through enum code).
 _POLLIN: Final = int(C.POLLIN)
 _POLLOUT: Final = int(C.POLLOUT)
+#: The timeout options a blocking call reads: compiled, `C.RCVTIMEO` was a
+#: look-up in the constants module per blocking receive.
+_RCVTIMEO: Final = int(C.RCVTIMEO)
+_SNDTIMEO: Final = int(C.SNDTIMEO)
 #: Type number -> name; `SocketType(n).name` runs the enum machinery per socket.
 _TYPE_NAMES: Final = {int(t): t.name for t in C.SocketType}
 
@@ -228,7 +232,7 @@ class SocketCore(Mailbox):
         """`send_frame` when it must wait. A method of its own: compiled, a
         lambda in `send_frame` would make every call of it allocate the
         environment its captured variables live in (issue 14)."""
-        self._block(lambda: pattern.send(frame, more), self.options.value(C.SNDTIMEO))
+        self._block(lambda: pattern.send(frame, more), self.options.value(_SNDTIMEO))
 
     def send_msg(self, frames: Msg, nonblock: bool) -> None:
         """Send a whole message; EAGAIN can only happen before anything was sent."""
@@ -248,14 +252,14 @@ class SocketCore(Mailbox):
 
     def _block_send_msg(self, pattern: Pattern, frames: Msg) -> None:
         """`send_msg` when it must wait (a method of its own: see `_block_send`)."""
-        self._block(lambda: pattern.send_msg(frames), self.options.value(C.SNDTIMEO))
+        self._block(lambda: pattern.send_msg(frames), self.options.value(_SNDTIMEO))
 
     # ================================================================ waiting
     def _block_recv(self, attempt: Callable[[], bool]) -> None:
         """Block for a receive, reading our connections ourselves when we can
         (the direct read path, sessions.py): with few connections we park
         them and wait on their descriptors too, so a message wakes us once."""
-        timeout_ms: int = self.options.value(C.RCVTIMEO)
+        timeout_ms: int = self.options.value(_RCVTIMEO)
         parked = self.sessions.park()
         if not parked:
             self._block(attempt, timeout_ms)

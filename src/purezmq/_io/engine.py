@@ -45,7 +45,10 @@ READ_ROUNDS: Final = 16
 
 _ioctl: Final = fcntl.ioctl
 _FIONREAD: Final = termios.FIONREAD
-_new_count: Final = array.array
+#: What each FIONREAD writes into a copy of: copying it cost about a
+#: third of making a new array (the type code parsed, the initializer
+#: converted), per large message.
+_COUNT: Final = array.array("i", b"\0\0\0\0")
 
 
 def _waiting_bytes(fd: int) -> int:
@@ -55,9 +58,9 @@ def _waiting_bytes(fd: int) -> int:
     arrived (never with the size the peer declared), and this lets it grow
     to all that has arrived in one step, so one read takes it (issue 12).
     The module's functions are bound once (Final): compiled, looking up
-    `fcntl.ioctl`, `termios.FIONREAD` and `array.array` by name cost more
-    than the system call's own wrapper, once per large message."""
-    count = _new_count("i", b"\0\0\0\0")
+    `fcntl.ioctl` and `termios.FIONREAD` by name cost more than the system
+    call's own wrapper, once per large message."""
+    count = _COUNT.__copy__()  # a copy per call: both threads may ask
     try:
         _ioctl(fd, _FIONREAD, count, True)
     except OSError:

@@ -89,6 +89,8 @@ SCAN_WINDOW: Final = 2048
 SNAP_MAX: Final = 256 * 1024
 
 _COMMAND_MORE: Final = FLAG_COMMAND | FLAG_MORE
+#: The part of a big frame's body that came with its header, when none did.
+_NOTHING: Final = memoryview(b"")
 #: Flags the header walk reports (`FrameDecoder.urgent`).
 _URGENT_FLAGS: Final = FLAG_COMMAND | FLAGS_RESERVED
 
@@ -303,8 +305,11 @@ class FrameDecoder:
         as bytes, it paused reading after every 1 MiB message of a round
         trip, and over asyncio took the descriptor out of the loop's
         selector and back each time (issue 14)."""
+        markers = self._markers
+        if not markers:
+            return self.buffered
         whole = 0
-        for big in self._markers.values():
+        for big in markers.values():
             if big.complete and big.filled > whole:
                 whole = big.filled
         return self.buffered - whole
@@ -423,7 +428,10 @@ class FrameDecoder:
         lead = header_end - self._read_at  # the body starts `lead` bytes into the read
         if 0 < lead <= HEADER_READ:
             self._lead = lead
-        big = BigFrame(size, self._mv[header_end : self._end])
+        # Usually none of the body came with its header (the read was sized
+        # to end there, `_lead`): no view of nothing is made then.
+        end = self._end
+        big = BigFrame(size, self._mv[header_end:end] if end > header_end else _NOTHING)
         self._end = header_end
         self._markers[header_end] = big
         self._big = big
