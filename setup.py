@@ -10,6 +10,8 @@ pure-Python sources (see docs/design.md, "The compiled build").
   for the build requirements (mypy is asked for only when compiling).
 - Editable installs (``pip install -e``): pure, because a compiled module
   placed next to its ``.py`` source would shadow that source.
+- ``PUREZMQ_PGO=1``: compiled with a profile from a short training run
+  (gcc only; build_backend/purezmq_pgo.py says why and how).
 - Any failure while compiling: pure build, with a warning, unless
   ``PUREZMQ_REQUIRE_COMPILED=1`` asks to fail instead (the development
   scripts set it, so a change that breaks the compiled build is seen at once).
@@ -122,6 +124,7 @@ COMPILED_MODULES = [
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "build_backend"))
 from purezmq_backend import compile_wanted, flag, note  # noqa: E402
+from purezmq_pgo import build_with_profile  # noqa: E402
 
 #: Commands that build extension modules. Others (egg_info, dist_info for the
 #: metadata, sdist) get none: compiling is slow, and an sdist must not carry
@@ -169,9 +172,21 @@ def _extensions() -> list[Any]:
 class BuildExt(build_ext):
     """build_ext that falls back to the pure sources when compiling fails."""
 
+    def _build_pass(self) -> None:
+        """One build of every extension (`build_with_profile` runs two):
+        build_ext.run makes its compiler from the option's name (None: the
+        default), not from the compiler object the last pass left."""
+        self.compiler = self._compiler_option
+        super().run()
+
     def run(self) -> None:
         try:
-            super().run()
+            if self.extensions and flag("PUREZMQ_PGO") and not self.inplace:
+                self.force = True  # both passes compile every object again
+                self._compiler_option = self.compiler
+                build_with_profile(self.extensions, self._build_pass, self.build_lib)
+            else:
+                super().run()
         except Exception as exc:
             if flag("PUREZMQ_REQUIRE_COMPILED"):
                 raise

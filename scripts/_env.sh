@@ -14,7 +14,10 @@
 # compiled modules alone costs seconds. PUREZMQ_BUILD_DIR=DIR builds from a
 # copy of the build inputs in DIR instead, with a build/ of its own: mypyc's
 # C differs between Python versions, so each version (scripts/versions.sh)
-# keeps its own and none recompiles another's.
+# keeps its own and none recompiles another's. PUREZMQ_PGO=1 asks for the
+# compiled build with a profile (build_backend/purezmq_pgo.py: two compiles
+# and a short training run, minutes rather than seconds): a build installed
+# with one is kept while the sources are the same, whatever is asked next.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PY="${PYTHON:-python3}"
@@ -68,6 +71,12 @@ WANT_SRC="$( (cd "$ROOT" && echo "$PUREZMQ_BUILD" \
 HAVE_DEPS="$(_pz_stamp deps)"
 HAVE_EXTRAS="$(_pz_stamp extras)"
 HAVE_SRC="$(_pz_stamp src)"
+WANT_PGO=0
+case "${PUREZMQ_PGO:-}" in
+  ""|0|false|no) ;;
+  *) if [ "$PUREZMQ_BUILD" = compiled ]; then WANT_PGO=1; fi ;;
+esac
+HAVE_PGO="$(_pz_stamp pgo)"
 
 NEED_DEPS=0
 if [ "$HAVE_DEPS" != "$WANT_DEPS" ]; then
@@ -79,7 +88,7 @@ else
   done
 fi
 
-if [ "$NEED_DEPS" = 1 ] || [ "$HAVE_SRC" != "$WANT_SRC" ]; then
+if [ "$NEED_DEPS" = 1 ] || [ "$HAVE_SRC" != "$WANT_SRC" ] || [ "$WANT_PGO" = 1 -a "$HAVE_PGO" != 1 ]; then
   PIP=("$VENV/bin/python" -m pip install --quiet --no-build-isolation)
   if [ "$NEED_DEPS" = 1 ]; then
     echo "[setup] installing purezmq${EXTRAS:+[$EXTRAS]} ($PUREZMQ_BUILD build) into $VENV"
@@ -94,7 +103,7 @@ if [ "$NEED_DEPS" = 1 ] || [ "$HAVE_SRC" != "$WANT_SRC" ]; then
     TARGET="$SRC${EXTRAS:+[$EXTRAS]}"
     ALL_EXTRAS="$(echo "$HAVE_EXTRAS,$EXTRAS" | tr ',' '\n' | sed '/^$/d' | sort -u | paste -sd, -)"
   else
-    echo "[setup] rebuilding purezmq ($PUREZMQ_BUILD build): the sources changed"
+    echo "[setup] rebuilding purezmq ($PUREZMQ_BUILD build$([ "$WANT_PGO" = 1 ] && echo ", with a profile")): the sources or the build asked for changed"
     PIP+=(--no-deps)
     TARGET="$SRC"
     ALL_EXTRAS="$HAVE_EXTRAS"
@@ -122,9 +131,10 @@ if [ "$NEED_DEPS" = 1 ] || [ "$HAVE_SRC" != "$WANT_SRC" ]; then
     cd "$SRC"
     # A compile error must show, not fall back to pure Python quietly.
     [ "$PUREZMQ_BUILD" = compiled ] && export PUREZMQ_REQUIRE_COMPILED=1
+    export PUREZMQ_PGO="$WANT_PGO"
     "${PIP[@]}" "$TARGET"
   ) 8>"$SRC/build/.purezmq-build-lock"
-  printf 'deps=%s\nextras=%s\nsrc=%s\n' "$WANT_DEPS" "$ALL_EXTRAS" "$WANT_SRC" > "$STAMP"
+  printf 'deps=%s\nextras=%s\nsrc=%s\npgo=%s\n' "$WANT_DEPS" "$ALL_EXTRAS" "$WANT_SRC" "$WANT_PGO" > "$STAMP"
 fi
 flock -s 9
 export PATH="$VENV/bin:$PATH"

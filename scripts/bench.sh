@@ -6,7 +6,9 @@
 # Each purezmq build runs from its own virtualenv, a normal (not editable)
 # install of one copy of the working tree taken here, so both builds are the
 # same source and edits made during the run do not leak into it:
-#   ./.venv-bench       pip install '.[test,bench]'                  compiled where a C compiler is
+#   ./.venv-bench       PUREZMQ_PGO=1 pip install '.[test,bench]'    compiled where a C compiler is
+#                       (profile-guided with gcc: build_backend/purezmq_pgo.py; PUREZMQ_PGO=0
+#                       in the environment measures a plain compiled build)
 #   ./.venv-bench-pure  PUREZMQ_PURE=1 pip install '.[test,bench]'   the pure-Python build
 # pyzmq (the test extra) and the runner itself use ./.venv-bench. A venv is
 # reinstalled only when the copied source differs from what it holds. The
@@ -27,6 +29,7 @@ PY="${PYTHON:-python3}"
 EXTRAS="test,bench"
 VENV_COMPILED="${PUREZMQ_BENCH_VENV:-$ROOT/.venv-bench}"
 VENV_PURE="${PUREZMQ_BENCH_PURE_VENV:-$ROOT/.venv-bench-pure}"
+PGO="${PUREZMQ_PGO:-1}"
 cd "$ROOT"
 SCRIPT=benchmarks/run.py
 if [ "${1:-}" = profile ]; then
@@ -101,6 +104,7 @@ DIGEST="$(cd "$SNAP" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha
 install_build() {  # $1: venv, $2: 1 for the pure build
   local venv="$1" pure="$2" stamp="$1/.purezmq-bench-installed" fd
   local want_stamp="source $DIGEST (git $REV), extras $EXTRAS, PUREZMQ_PURE=$pure"
+  [ "$pure" = 1 ] || want_stamp="$want_stamp, PUREZMQ_PGO=$PGO"
   make_venv "$venv"
   # A shared lock for as long as this run lasts (the fd is inherited by the
   # runner): another bench.sh measuring from this venv keeps it; one that has
@@ -134,7 +138,7 @@ install_build() {  # $1: venv, $2: 1 for the pure build
   if [ "$pure" = 1 ]; then
     PUREZMQ_PURE=1 "$venv/bin/python" -m pip install -v "$SNAP[$EXTRAS]" >"$log" 2>&1 || ok=$?
   else
-    env -u PUREZMQ_PURE -u PUREZMQ_REQUIRE_COMPILED \
+    env -u PUREZMQ_PURE -u PUREZMQ_REQUIRE_COMPILED PUREZMQ_PGO="$PGO" \
       "$venv/bin/python" -m pip install -v "$SNAP[$EXTRAS]" >"$log" 2>&1 || ok=$?
   fi
   grep -a "purezmq build:" "$log" | awk '!seen[$0]++' | sed 's/^ */[bench]   /' || true

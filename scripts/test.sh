@@ -31,6 +31,10 @@ run_pytest() {  # run_pytest EXPECT_COMPILED pytest-args...
 
 t=$SECONDS
 PUREZMQ_EXTRAS="test,lint,curve,spark,cli,prometheus"
+# The whole suite (CI) tests the compiled build the benchmarks measure and
+# wheels ship: profile-guided (build_backend/purezmq_pgo.py). A run of some
+# tests keeps whichever compiled build is installed, or builds a plain one.
+if [ "$ALL" = 1 ]; then export PUREZMQ_PGO="${PUREZMQ_PGO:-1}"; fi
 source "$HERE/_env.sh"
 source "$ROOT/scripts/_java.sh"  # the Spark integration tests need it
 source "$ROOT/scripts/_jeromq.sh"  # the JeroMQ (ZMTP/2.0) interop tests need it
@@ -64,6 +68,8 @@ run_pytest 0 tests/unit tests/behaviour tests/wire tests/interop || FAILED=1
 
 # The other supported Pythons (pyproject.toml's classifiers, less this one):
 # unit and behaviour, compiled, two versions at a time (scripts/versions.sh).
+# Plain compiled builds there: what they check is the Python version.
+unset PUREZMQ_PGO
 t=$SECONDS
 DEFAULT="$(python -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
 mapfile -t OTHERS < <(sed -n 's/.*"Programming Language :: Python :: \(3\.[0-9]*\)".*/\1/p' \
