@@ -8,8 +8,9 @@ has an error branch after nearly every call, laid out in line with the hot
 code; cutting 9% of the instructions did not move the wall time. With a
 profile, gcc moves code that never ran in training out of line
 (``.cold`` parts) and lays out the rest for the paths that did run: the
-misses fell by 13% and the one-way latency by about 8% in the measurement
-that chose this (issue 14).
+misses fell by 14.5%; the one-way latency by about 8% in one hour's
+measurement and by nothing the spread could show in the next, with the
+user CPU 4.8% lower (issue 14; the design log of docs/benchmarks.md).
 
 How. setup.py's build_ext calls `build_with_profile`: the extensions are
 built instrumented (``-fprofile-generate``, atomic counters: the I/O thread
@@ -22,8 +23,8 @@ did not reach optimised as usual rather than for size). The profile
 changes how gcc arranges and optimises the code, never what it does: the
 same tests pass on both builds.
 
-Off by default: a plain ``pip install`` from source should not run network
-loopback traffic for a minute inside the build. The benchmark and test
+Off by default: a plain ``pip install`` from source should not run
+loopback traffic for half a minute inside the build. The benchmark and test
 scripts (scripts/bench.sh, scripts/test.sh) and wheel builds set it.
 Without gcc the build has no profile, with a note; a training run or a
 profiled compile that fails does the same, unless PUREZMQ_REQUIRE_COMPILED
@@ -169,7 +170,7 @@ def _pair(
         _perf(*extra, "--ready-file", str(ready), "--timeout", "60", bound, where, *sized),
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,  # never read: a pipe could fill and stall it
     )
     try:
         deadline = time.monotonic() + 30
