@@ -9,8 +9,9 @@ code; cutting 9% of the instructions did not move the wall time. With a
 profile, gcc moves code that never ran in training out of line
 (``.cold`` parts) and lays out the rest for the paths that did run: the
 misses fell by 14.5%; the one-way latency by about 8% in one hour's
-measurement and by nothing the spread could show in the next, with the
-user CPU 4.8% lower (issue 14; the design log of docs/benchmarks.md).
+measurement (a build profiled by hand with the same flags) and by nothing
+the spread could show in the next (this build), with the user CPU 4.8%
+lower (issue 14; the design log of docs/benchmarks.md).
 
 How. setup.py's build_ext calls `build_with_profile`: the extensions are
 built instrumented (``-fprofile-generate``, atomic counters: the I/O thread
