@@ -79,16 +79,18 @@ def is_gcc() -> bool:
         ).stdout
     except (OSError, subprocess.SubprocessError):
         return False
-    return "Free Software Foundation" in out and "clang" not in out.lower()
+    return "Free Software Foundation" in out  # clang's says nothing of the FSF
 
 
-#: Each extension's own flags (mypyc's), by name: the passes add theirs to these.
-_BASE: dict[str, tuple[list[str], list[str]]] = {}
+#: An extension's own flags (mypyc's): each pass adds its own to these.
+_Flags = dict[str, tuple[list[str], list[str]]]
 
 
-def _set_flags(extensions: list[Extension], compile_args: list[str], link_args: list[str]) -> None:
+def _set_flags(
+    extensions: list[Extension], base: _Flags, compile_args: list[str], link_args: list[str]
+) -> None:
     for ext in extensions:
-        cflags, ldflags = _BASE[ext.name]
+        cflags, ldflags = base[ext.name]
         ext.extra_compile_args = [*cflags, *compile_args]
         ext.extra_link_args = [*ldflags, *link_args]
 
@@ -104,19 +106,21 @@ def build_with_profile(
         note("PUREZMQ_PGO: the C compiler is not gcc; building without a profile")
         build()
         return
-    for ext in extensions:
-        _BASE[ext.name] = (list(ext.extra_compile_args or []), list(ext.extra_link_args or []))
+    base: _Flags = {
+        ext.name: (list(ext.extra_compile_args or []), list(ext.extra_link_args or []))
+        for ext in extensions
+    }
     data = tempfile.mkdtemp(prefix="purezmq-pgo-")
     try:
         gen = f"-fprofile-generate={data}"
-        _set_flags(extensions, [gen, "-fprofile-update=atomic"], [gen])
+        _set_flags(extensions, base, [gen, "-fprofile-update=atomic"], [gen])
         try:
             build()
             failure = train(build_lib)
             if failure is None:
                 use = f"-fprofile-use={data}"
                 flags = [use, "-fprofile-partial-training", "-Wno-missing-profile"]
-                _set_flags(extensions, flags, [])
+                _set_flags(extensions, base, flags, [])
                 build()
                 return
         except Exception as exc:  # any failure: the plain build below
@@ -125,10 +129,10 @@ def build_with_profile(
             # The development scripts: a broken profiled build must show.
             raise RuntimeError(f"PUREZMQ_PGO: {failure}")
         note(f"PUREZMQ_PGO: {failure}; building without a profile")
-        _set_flags(extensions, [], [])
+        _set_flags(extensions, base, [], [])
         build()  # a failure here is a plain build's failure: setup.py's to handle
     finally:
-        _set_flags(extensions, [], [])
+        _set_flags(extensions, base, [], [])
         shutil.rmtree(data, ignore_errors=True)
 
 

@@ -732,8 +732,10 @@ METHOD = """## Method
 
 - **One command**: `bash scripts/bench.sh` installs each purezmq build into
   its own virtualenv from one copy of the working tree (`--source REV`: from
-  a commit instead) - `./.venv-bench` with `pip install '.[test,bench]'`
-  (compiled by mypyc where a C compiler works) and `./.venv-bench-pure` with
+  a commit instead) - `./.venv-bench` with `PUREZMQ_PGO=1 pip install
+  '.[test,bench]'` (compiled by mypyc where a C compiler works, with a
+  profile from a short training run where it is gcc: docs/design.md;
+  `PUREZMQ_PGO=0` for a plain compiled build) and `./.venv-bench-pure` with
   `PUREZMQ_PURE=1` - reinstalling only when that source changed, then runs
   `python benchmarks/run.py`; `--quick` for a smoke run (1 repetition,
   counts / 10), `--only tcp,64` for a subset (which does not re-render
